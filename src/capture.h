@@ -1,0 +1,78 @@
+/* capture.h - the one capture context: options, the session being
+ * captured, the connection's libuv handles and what happened. main.c owns
+ * it; conn.c drives it; progress.c reports on it. */
+#ifndef TC_CAPTURE_H
+#define TC_CAPTURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "cli.h"
+#include "session.h"
+#include "util.h"
+
+/* How a capture ended. */
+typedef enum {
+    OUT_NONE = 0,
+    OUT_COMPLETE,         /* client terminated, every answer arrived */
+    OUT_STOPPED,          /* signal, -s or -m: orderly stop finished */
+    OUT_GAVE_UP,          /* stopped waiting for answers (end timeout) */
+    OUT_CLIENT_GONE,      /* connection closed or reset mid-session */
+    OUT_BROKEN,           /* undecodable data */
+    OUT_ABORTED,          /* second signal while stopping */
+    OUT_INTERRUPTED,      /* signal before any data arrived */
+    OUT_MISMATCH,         /* client speaks another protocol version */
+    OUT_NOT_AVAILABLE,    /* client already served a server */
+    OUT_DROPPED,          /* connection closed during the handshake */
+    OUT_CONNECT_TIMEOUT,  /* nobody answered within --connect-timeout */
+    OUT_RESOLVE_FAILED,   /* the address does not resolve */
+} outcome_t;
+
+typedef struct capture {
+    const options_t *opts;
+    session_t session;
+    uv_loop_t *loop;
+
+    /* connection */
+    uv_getaddrinfo_t resolver;
+    struct addrinfo *addrs, *addr_next;
+    uv_tcp_t tcp;
+    uv_connect_t connect_req;
+    uv_timer_t retry_timer, connect_timer, stop_timer, tick_timer;
+    uv_signal_t signals[3];
+    bool tcp_open, connected, finishing, handshake_notice;
+    unsigned connect_attempts;
+    char connect_error[128];
+    bytes_t out;                  /* query bytes waiting to be written */
+    uint8_t *rxbuf;
+    size_t rxcap;
+
+    /* stopping */
+    int signal_count;
+    bool stop_requested;
+    char stop_reason[64];
+    char gave_up_on[256];         /* what was still missing at the end timeout */
+
+    /* statistics */
+    uint64_t t_start, t_connected, t_end, t_last_rx;   /* uv_hrtime() ns */
+    uint64_t rx_bytes;
+    int64_t mem_limit_bytes;
+    uint64_t peak_rss;
+
+    /* progress line */
+    bool tty;
+    uint64_t rate_t, rate_bytes;
+    double rate_mbps;
+    bool progress_shown;
+
+    outcome_t outcome;
+} capture_t;
+
+/* Connect, capture until the session ends, and fill in c->outcome. */
+void conn_run(capture_t *c);
+
+/* Resident memory of this process in bytes (0 if unknown). */
+uint64_t process_rss(void);
+
+#endif

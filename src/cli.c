@@ -1,0 +1,134 @@
+/* cli.c - command-line parsing (getopt_long), --help and --version. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+enum { OPT_CONNECT_TIMEOUT = 256, OPT_END_TIMEOUT };
+
+static const struct option long_options[] = {
+    { "output", required_argument, NULL, 'o' },
+    { "address", required_argument, NULL, 'a' },
+    { "port", required_argument, NULL, 'p' },
+    { "force", no_argument, NULL, 'f' },
+    { "seconds", required_argument, NULL, 's' },
+    { "memlimit", required_argument, NULL, 'm' },
+    { "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
+    { "end-timeout", required_argument, NULL, OPT_END_TIMEOUT },
+    { "quiet", no_argument, NULL, 'q' },
+    { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, 'V' },
+    { NULL, 0, NULL, 0 },
+};
+
+static void print_help(FILE *out)
+{
+    fprintf(out,
+        "Usage: tracy-capture -o FILE [options]\n"
+        "Capture a Tracy 0.14 client (protocol 82) into a .tracy file.\n"
+        "\n"
+        "  -o, --output FILE          write the trace to FILE (required)\n"
+        "  -a, --address ADDRESS      client address or host name (default 127.0.0.1)\n"
+        "  -p, --port PORT            client port (default 8086)\n"
+        "  -f, --force                overwrite FILE if it exists\n"
+        "  -s, --seconds SECONDS      stop capturing after SECONDS\n"
+        "  -m, --memlimit PERCENT     stop when this process uses PERCENT of physical\n"
+        "                             memory (1 to 999)\n"
+        "      --connect-timeout SECONDS\n"
+        "                             give up (exit 6) when no client answers within\n"
+        "                             SECONDS (default: keep retrying, like upstream)\n"
+        "      --end-timeout SECONDS  at the end of a session, stop waiting for the\n"
+        "                             client's outstanding answers after SECONDS\n"
+        "                             without data (default 10)\n"
+        "  -q, --quiet                print only errors and warnings\n"
+        "  -h, --help                 show this help and exit\n"
+        "  -V, --version              show the version and exit\n"
+        "\n"
+        "Ctrl-C (or SIGTERM, SIGHUP, or the end of -s) ends the capture in an orderly\n"
+        "way and saves it; a second signal stops waiting and saves at once.\n"
+        "Exit status: 0 saved, 1 usage error or protocol mismatch, 2 client not\n"
+        "available, 3 client dropped the handshake, 4 output exists, 5 output not\n"
+        "writable, 6 connect timeout, 7 saving failed, 8 stream broken (data before\n"
+        "it saved), 130 aborted by a second signal. See tracy-capture(1).\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "tracy-capture: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'tracy-capture --help' for more information.\n");
+    return EXIT_USAGE;
+}
+
+/* A non-negative number of seconds (fractions allowed). */
+static int parse_seconds(const char *arg, const char *opt, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (errno || end == arg || *end || !isfinite(v) || v < 0) {
+        fprintf(stderr, "tracy-capture: %s needs a number of seconds, not '%s'\n", opt, arg);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_port(const char *arg)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || v < 1 || v > 65535) return -1;
+    return 0;
+}
+
+int cli_parse(options_t *o, int argc, char **argv)
+{
+    *o = (options_t){ .address = "127.0.0.1", .port = "8086", .seconds = -1, .connect_timeout = -1,
+                      .end_timeout = 10 };
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:a:p:fs:m:qhV", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'o': o->output = optarg; break;
+        case 'a': o->address = optarg; break;
+        case 'p':
+            if (parse_port(optarg)) return usage_error("invalid port '%s' (1 to 65535)", optarg);
+            o->port = optarg;
+            break;
+        case 'f': o->force = true; break;
+        case 's':
+            if (parse_seconds(optarg, "-s", &o->seconds)) return EXIT_USAGE;
+            break;
+        case 'm': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || v < 1 || v > 999)
+                return usage_error("-m needs a percentage from 1 to 999, not '%s'", optarg);
+            o->memlimit_percent = (int)v;
+            break;
+        }
+        case OPT_CONNECT_TIMEOUT:
+            if (parse_seconds(optarg, "--connect-timeout", &o->connect_timeout)) return EXIT_USAGE;
+            break;
+        case OPT_END_TIMEOUT:
+            if (parse_seconds(optarg, "--end-timeout", &o->end_timeout)) return EXIT_USAGE;
+            break;
+        case 'q': o->quiet = true; break;
+        case 'h': print_help(stdout); return EXIT_OK;
+        case 'V': printf("tracy-capture %s (Tracy protocol 82, file format 0.14.0)\n", TC_VERSION); return EXIT_OK;
+        case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
+    if (!o->output) return usage_error("%s", "no output file: use -o FILE");
+    return -1;
+}

@@ -1,0 +1,38 @@
+/* cli.h - the command line: options, their defaults, help and version. */
+#ifndef TC_CLI_H
+#define TC_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Exit codes (documented in man/tracy-capture.1). 0-5 are upstream's. */
+enum exit_code {
+    EXIT_OK = 0,
+    EXIT_USAGE = 1,            /* usage error, or protocol mismatch */
+    EXIT_NOT_AVAILABLE = 2,    /* client already served another server */
+    EXIT_DROPPED = 3,          /* client dropped the connection during the handshake */
+    EXIT_OUTPUT_EXISTS = 4,    /* output exists and no -f */
+    EXIT_OUTPUT_UNWRITABLE = 5,
+    EXIT_CONNECT_TIMEOUT = 6,  /* no client answered within --connect-timeout */
+    EXIT_SAVE_FAILED = 7,
+    EXIT_STREAM_BROKEN = 8,    /* corrupt or undecodable data; what came before is saved */
+    EXIT_ABORTED = 130,        /* second signal */
+};
+
+typedef struct {
+    const char *output;
+    const char *address;
+    const char *port;            /* kept as text for getaddrinfo */
+    bool force;
+    double seconds;              /* stop after this long; < 0 = no limit */
+    int memlimit_percent;        /* 0 = no limit */
+    double connect_timeout;      /* < 0 = retry forever (upstream's behaviour) */
+    double end_timeout;          /* give up waiting for answers after this long without data */
+    bool quiet;
+} options_t;
+
+/* Parse argv into opts. Returns -1 to go on, or an exit code (help and
+ * version print to stdout and return 0; errors print to stderr). */
+int cli_parse(options_t *opts, int argc, char **argv);
+
+#endif

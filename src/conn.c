@@ -1,0 +1,386 @@
+/* conn.c - the connection to the client, on libuv: resolve, connect with
+ * retries, handshake, read the stream into the session, write its queries,
+ * and stop in an orderly way on signals and limits. Nothing here decodes:
+ * bytes go to session_feed(). */
+#include "capture.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "progress.h"
+#include "proto.h"
+
+#define RETRY_MS 10
+#define TICK_MS 100
+#define HANDSHAKE_NOTICE_NS (5ULL * 1000000000ULL)
+
+static void finish(capture_t *c, outcome_t outcome);
+static void try_connect(capture_t *c);
+static void on_retry(uv_timer_t *t);
+static void start_resolve(capture_t *c);
+
+uint64_t process_rss(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return 0;
+    unsigned long size = 0, resident = 0;
+    int n = fscanf(f, "%lu %lu", &size, &resident);
+    fclose(f);
+    return n == 2 ? (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+/* ---- writing queries -------------------------------------------------------------- */
+
+/* The session's query sink: collect packets; flush_out() writes them. */
+static void on_query_bytes(void *ctx, const uint8_t *p, size_t n)
+{
+    capture_t *c = ctx;
+    bytes_put(&c->out, p, n);
+}
+
+static void on_written(uv_write_t *req, int status)
+{
+    (void)status;   /* a failed write shows up as a read error or EOF */
+    free(req->data);
+    free(req);
+}
+
+static void write_bytes(capture_t *c, const uint8_t *p, size_t n, uv_write_cb cb)
+{
+    if (!c->connected || n == 0) return;
+    uv_buf_t b = uv_buf_init((char *)p, (unsigned)n);
+    if (!cb) {
+        int w = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
+        if (w > 0) {
+            p += w;
+            n -= (size_t)w;
+            if (n == 0) return;
+        }
+    }
+    uv_write_t *req = xmalloc(sizeof *req);
+    req->data = xmemdup(p, n);
+    b = uv_buf_init(req->data, (unsigned)n);
+    if (uv_write(req, (uv_stream_t *)&c->tcp, &b, 1, cb ? cb : on_written) < 0) {
+        free(req->data);
+        free(req);
+    }
+}
+
+static void flush_out(capture_t *c)
+{
+    write_bytes(c, c->out.p, c->out.n, NULL);
+    c->out.n = 0;
+}
+
+/* ---- closing -------------------------------------------------------------------------- */
+
+static void close_handle(uv_handle_t *h)
+{
+    if (h->loop && !uv_is_closing(h)) uv_close(h, NULL);
+}
+
+static void close_all(capture_t *c)
+{
+    close_handle((uv_handle_t *)&c->retry_timer);
+    close_handle((uv_handle_t *)&c->connect_timer);
+    close_handle((uv_handle_t *)&c->stop_timer);
+    close_handle((uv_handle_t *)&c->tick_timer);
+    for (int i = 0; i < 3; i++) close_handle((uv_handle_t *)&c->signals[i]);
+    if (c->tcp_open) {
+        close_handle((uv_handle_t *)&c->tcp);
+        c->tcp_open = false;
+    }
+    c->connected = false;
+}
+
+static void on_terminate_written(uv_write_t *req, int status)
+{
+    capture_t *c = req->handle->data;
+    on_written(req, status);
+    close_all(c);
+}
+
+/* End the connection: say Terminate when the client expects it, close. */
+static void finish(capture_t *c, outcome_t outcome)
+{
+    if (c->finishing) return;
+    c->finishing = true;
+    c->outcome = outcome;
+    c->t_end = uv_hrtime();
+    if (c->tcp_open) uv_read_stop((uv_stream_t *)&c->tcp);
+    const bool polite = c->connected && c->session.state != SESSION_HANDSHAKE &&
+                        c->session.state != SESSION_REJECTED && outcome != OUT_CLIENT_GONE;
+    if (polite) {
+        flush_out(c);
+        uint8_t pkt[PROTO_QUERY_PACKET_SIZE];
+        query_encode(pkt, SQ_TERMINATE, 0, 0);
+        write_bytes(c, pkt, sizeof pkt, on_terminate_written);
+        uv_timer_stop(&c->retry_timer);
+        uv_timer_stop(&c->connect_timer);
+        uv_timer_stop(&c->stop_timer);
+        uv_timer_stop(&c->tick_timer);
+        for (int i = 0; i < 3; i++) uv_signal_stop(&c->signals[i]);
+        return;
+    }
+    close_all(c);
+}
+
+/* ---- reading ---------------------------------------------------------------------------- */
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    capture_t *c = h->data;
+    (void)suggested;
+    *buf = uv_buf_init((char *)c->rxbuf, (unsigned)c->rxcap);
+}
+
+static void on_welcome(capture_t *c)
+{
+    /* Upstream sizes its query window from the connected socket's send
+     * buffer once the welcome is in. */
+    uv_os_fd_t fd;
+    int sndbuf = 0;
+    socklen_t len = sizeof sndbuf;
+    if (uv_fileno((uv_handle_t *)&c->tcp, &fd) == 0 &&
+        getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) == 0 && sndbuf > 0)
+        session_set_query_space(&c->session, query_space_for_sndbuf((size_t)sndbuf));
+    uv_timer_stop(&c->connect_timer);
+    if (!c->opts->quiet) progress_connected(c);
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    capture_t *c = s->data;
+    (void)buf;
+    if (nread < 0) {
+        if (c->session.state == SESSION_HANDSHAKE) finish(c, OUT_DROPPED);
+        else if (c->session.model.terminate && !session_waiting(&c->session, NULL, 0)) finish(c, OUT_COMPLETE);
+        else finish(c, c->stop_requested ? OUT_STOPPED : OUT_CLIENT_GONE);
+        if (c->outcome == OUT_CLIENT_GONE && nread != UV_EOF)
+            snprintf(c->stop_reason, sizeof c->stop_reason, "%s", uv_strerror((int)nread));
+        return;
+    }
+    if (nread == 0) return;
+    c->t_last_rx = uv_hrtime();
+    c->rx_bytes += (uint64_t)nread;
+    const session_state_t before = c->session.state;
+    const session_state_t st = session_feed(&c->session, c->rxbuf, (size_t)nread);
+    if (before == SESSION_HANDSHAKE && st != SESSION_HANDSHAKE && st != SESSION_REJECTED) on_welcome(c);
+    flush_out(c);
+    switch (st) {
+    case SESSION_REJECTED:
+        finish(c, c->session.status == HS_PROTOCOL_MISMATCH ? OUT_MISMATCH
+                  : c->session.status == HS_NOT_AVAILABLE  ? OUT_NOT_AVAILABLE
+                                                           : OUT_DROPPED);
+        break;
+    case SESSION_COMPLETE: finish(c, c->stop_requested ? OUT_STOPPED : OUT_COMPLETE); break;
+    case SESSION_BROKEN: finish(c, OUT_BROKEN); break;
+    default: break;
+    }
+}
+
+/* ---- connecting -------------------------------------------------------------------------- */
+
+/* The socket of a failed attempt is closed; then try the next address, or
+ * after the last one start over in 10 ms (upstream's pace). */
+static void on_closed_for_retry(uv_handle_t *h)
+{
+    capture_t *c = h->data;
+    c->tcp_open = false;
+    if (c->finishing) return;
+    if (c->addr_next) {
+        try_connect(c);
+        return;
+    }
+    c->addr_next = c->addrs;
+    uv_timer_start(&c->retry_timer, on_retry, RETRY_MS, 0);
+}
+
+static void close_for_retry(capture_t *c)
+{
+    uv_close((uv_handle_t *)&c->tcp, on_closed_for_retry);
+}
+
+static void on_connected(uv_connect_t *req, int status)
+{
+    capture_t *c = req->data;
+    if (c->finishing) return;
+    if (status < 0) {
+        snprintf(c->connect_error, sizeof c->connect_error, "%s", uv_strerror(status));
+        close_for_retry(c);
+        return;
+    }
+    c->connected = true;
+    c->t_connected = uv_hrtime();
+    uv_tcp_nodelay(&c->tcp, 1);
+    uint8_t hs[PROTO_SHIBBOLETH_SIZE + 4];
+    memcpy(hs, PROTO_SHIBBOLETH, PROTO_SHIBBOLETH_SIZE);
+    const uint32_t version = PROTO_VERSION;
+    memcpy(hs + PROTO_SHIBBOLETH_SIZE, &version, 4);
+    write_bytes(c, hs, sizeof hs, NULL);
+    uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+}
+
+static void on_retry(uv_timer_t *t)
+{
+    capture_t *c = t->data;
+    if (c->finishing) return;
+    if (c->addrs) try_connect(c);
+    else start_resolve(c);
+}
+
+static void try_connect(capture_t *c)
+{
+    struct addrinfo *ai = c->addr_next;
+    c->addr_next = ai->ai_next;
+    c->connect_attempts++;
+    uv_tcp_init(c->loop, &c->tcp);
+    c->tcp.data = c;
+    c->tcp_open = true;
+    c->connect_req.data = c;
+    int rc = uv_tcp_connect(&c->connect_req, &c->tcp, ai->ai_addr, on_connected);
+    if (rc < 0) {
+        snprintf(c->connect_error, sizeof c->connect_error, "%s", uv_strerror(rc));
+        close_for_retry(c);
+    }
+}
+
+static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
+{
+    capture_t *c = req->data;
+    if (c->finishing) {
+        if (res) uv_freeaddrinfo(res);
+        return;
+    }
+    if (status < 0) {
+        snprintf(c->connect_error, sizeof c->connect_error, "%s", uv_strerror(status));
+        if (status == UV_EAI_AGAIN) {
+            /* Temporary failure: try again in a second. */
+            uv_timer_start(&c->retry_timer, on_retry, 1000, 0);
+            return;
+        }
+        finish(c, OUT_RESOLVE_FAILED);
+        return;
+    }
+    c->addrs = c->addr_next = res;
+    try_connect(c);
+}
+
+static void start_resolve(capture_t *c)
+{
+    c->resolver.data = c;
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+    int rc = uv_getaddrinfo(c->loop, &c->resolver, on_resolved, c->opts->address, c->opts->port, &hints);
+    if (rc < 0) {
+        snprintf(c->connect_error, sizeof c->connect_error, "%s", uv_strerror(rc));
+        finish(c, OUT_RESOLVE_FAILED);
+    }
+}
+
+/* ---- timers and signals ------------------------------------------------------------------ */
+
+/* Begin the orderly end: ask the client to disconnect and wait (bounded)
+ * for what it still sends. */
+static void request_stop(capture_t *c, const char *why)
+{
+    if (c->stop_requested || c->finishing) return;
+    c->stop_requested = true;
+    snprintf(c->stop_reason, sizeof c->stop_reason, "%s", why);
+    if (c->session.state != SESSION_STREAMING) {
+        finish(c, OUT_INTERRUPTED);
+        return;
+    }
+    c->t_last_rx = uv_hrtime();
+    session_request_disconnect(&c->session);
+    flush_out(c);
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    capture_t *c = h->data;
+    if (++c->signal_count == 1) {
+        request_stop(c, signum == SIGINT ? "interrupted" : signum == SIGTERM ? "terminated" : "hung up");
+        if (!c->opts->quiet && c->session.state == SESSION_STREAMING) progress_stopping(c);
+    } else {
+        finish(c, OUT_ABORTED);
+    }
+}
+
+static void on_stop_timer(uv_timer_t *t)
+{
+    request_stop(t->data, "time limit reached");
+}
+
+static void on_connect_timeout(uv_timer_t *t)
+{
+    capture_t *c = t->data;
+    if (c->session.state == SESSION_HANDSHAKE) finish(c, OUT_CONNECT_TIMEOUT);
+}
+
+/* Every 100 ms: memory limit, the bounded end wait, progress. */
+static void on_tick(uv_timer_t *t)
+{
+    capture_t *c = t->data;
+    const uint64_t now = uv_hrtime();
+    uint64_t rss = process_rss();
+    if (rss > c->peak_rss) c->peak_rss = rss;
+    if (c->mem_limit_bytes > 0 && (int64_t)rss > c->mem_limit_bytes) request_stop(c, "memory limit reached");
+
+    const bool ending = c->stop_requested || c->session.model.terminate;
+    if (ending && c->session.state == SESSION_STREAMING &&
+        now - c->t_last_rx > (uint64_t)(c->opts->end_timeout * 1e9)) {
+        session_waiting(&c->session, c->gave_up_on, sizeof c->gave_up_on);
+        finish(c, OUT_GAVE_UP);
+        return;
+    }
+    if (c->connected && c->session.state == SESSION_HANDSHAKE && !c->handshake_notice &&
+        now - c->t_connected > HANDSHAKE_NOTICE_NS) {
+        c->handshake_notice = true;
+        if (!c->opts->quiet) progress_handshake_wait(c);
+    }
+    if (c->tty && !c->opts->quiet && c->session.state == SESSION_STREAMING) progress_update(c);
+}
+
+void conn_run(capture_t *c)
+{
+    c->loop = uv_default_loop();
+    c->rxcap = 1 << 20;
+    c->rxbuf = xmalloc(c->rxcap);
+    c->t_start = c->t_last_rx = uv_hrtime();
+    session_init(&c->session, on_query_bytes, c);
+
+    uv_timer_t *timers[] = { &c->retry_timer, &c->connect_timer, &c->stop_timer, &c->tick_timer };
+    for (size_t i = 0; i < 4; i++) {
+        uv_timer_init(c->loop, timers[i]);
+        timers[i]->data = c;
+    }
+    const int signums[3] = { SIGINT, SIGTERM, SIGHUP };
+    for (int i = 0; i < 3; i++) {
+        uv_signal_init(c->loop, &c->signals[i]);
+        c->signals[i].data = c;
+        uv_signal_start(&c->signals[i], on_signal, signums[i]);
+    }
+    if (c->opts->connect_timeout >= 0)
+        uv_timer_start(&c->connect_timer, on_connect_timeout, (uint64_t)(c->opts->connect_timeout * 1000), 0);
+    if (c->opts->seconds >= 0)
+        uv_timer_start(&c->stop_timer, on_stop_timer, (uint64_t)(c->opts->seconds * 1000), 0);
+    uv_timer_start(&c->tick_timer, on_tick, TICK_MS, TICK_MS);
+
+    start_resolve(c);
+    uv_run(c->loop, UV_RUN_DEFAULT);
+    if (c->addrs) uv_freeaddrinfo(c->addrs);
+    c->addrs = NULL;
+    uv_loop_close(c->loop);
+    free(c->rxbuf);
+    c->rxbuf = NULL;
+    bytes_free(&c->out);
+    uint64_t rss = process_rss();
+    if (rss > c->peak_rss) c->peak_rss = rss;
+}

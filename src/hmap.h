@@ -1,0 +1,30 @@
+/* hmap.h - an open-addressing hash map from u64 keys to u64 values, for the
+ * capture's own look-ups (thread ids, string pointers, source locations...).
+ * Linear probing with backward-shift deletion; key 0 is allowed. */
+#ifndef TC_HMAP_H
+#define TC_HMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    uint64_t *keys;
+    uint64_t *vals;
+    uint8_t *used;
+    size_t cap;   /* power of two, or 0 */
+    size_t n;
+} hmap_t;
+
+void hmap_free(hmap_t *m);
+/* Pointer to the value of key, or NULL. Valid until the next insertion. */
+uint64_t *hmap_get(const hmap_t *m, uint64_t key);
+/* Pointer to the value of key, inserting it with value v if absent; *fresh
+ * (if not NULL) tells whether it was inserted. */
+uint64_t *hmap_put(hmap_t *m, uint64_t key, uint64_t v, bool *fresh);
+bool hmap_del(hmap_t *m, uint64_t key);
+
+/* Iteration: for (size_t i = 0; hmap_next(m, &i, &k, &v);) ... */
+bool hmap_next(const hmap_t *m, size_t *it, uint64_t *key, uint64_t *val);
+
+#endif

@@ -1,0 +1,187 @@
+/* main.c - tracy-capture: connect to a Tracy client, capture its session,
+ * save it as a .tracy file.
+ *
+ * The story: read the command line, make sure the output can be written,
+ * connect and capture (conn.c feeds session.c, which decodes frames and
+ * events into the model), say how it ended, save the model (writer.c),
+ * print the summary. */
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "cli.h"
+#include "progress.h"
+#include "writer.h"
+
+/* The one capture context; the save-time signal handler needs to see it. */
+static capture_t the_capture;
+static char *volatile save_tmp_path;
+
+/* Refuse an existing output without -f, and prove we can create files
+ * beside it (the trace is written to a temporary file, then renamed). */
+static int check_output(const options_t *o)
+{
+    struct stat st;
+    if (stat(o->output, &st) == 0 && !o->force) {
+        diag_error("output file %s already exists; use -f to overwrite it", o->output);
+        return EXIT_OUTPUT_EXISTS;
+    }
+    if (stat(o->output, &st) == 0 && S_ISDIR(st.st_mode)) {
+        diag_error("output %s is a directory", o->output);
+        return EXIT_OUTPUT_UNWRITABLE;
+    }
+    size_t len = strlen(o->output);
+    char *probe = xmalloc(len + 16);
+    snprintf(probe, len + 16, "%s.tmp.XXXXXX", o->output);
+    int fd = mkstemp(probe);
+    if (fd < 0) {
+        char *copy = xstrdup(o->output);
+        diag_error("cannot write output file %s: directory %s: %s", o->output, dirname(copy), strerror(errno));
+        free(copy);
+        free(probe);
+        return EXIT_OUTPUT_UNWRITABLE;
+    }
+    close(fd);
+    unlink(probe);
+    free(probe);
+    return EXIT_OK;
+}
+
+static uint64_t physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+}
+
+/* Explain how the capture ended; returns the exit code so far. */
+static int report_outcome(capture_t *c)
+{
+    const options_t *o = c->opts;
+    progress_clear(c);
+    switch (c->outcome) {
+    case OUT_COMPLETE:
+        return EXIT_OK;
+    case OUT_STOPPED:
+        if (!o->quiet) diag_note("capture stopped (%s)", c->stop_reason);
+        return EXIT_OK;
+    case OUT_GAVE_UP:
+        diag_warn("stopped waiting after %g s without data from the client; still missing: %s",
+                  o->end_timeout, c->gave_up_on[0] ? c->gave_up_on : "nothing");
+        return EXIT_OK;
+    case OUT_CLIENT_GONE:
+        diag_warn("the client closed the connection before the session ended%s%s; saving what arrived",
+                  c->stop_reason[0] ? ": " : "", c->stop_reason);
+        return EXIT_OK;
+    case OUT_BROKEN:
+        diag_error("%s", c->session.err);
+        diag_note("everything received before that point is saved");
+        return EXIT_STREAM_BROKEN;
+    case OUT_ABORTED:
+        diag_warn("stopped waiting for the client (second signal); saving what arrived");
+        return EXIT_ABORTED;
+    case OUT_INTERRUPTED:
+        diag_error("%s before the client sent any data; nothing to save", c->stop_reason);
+        return EXIT_ABORTED;
+    case OUT_MISMATCH:
+        diag_error("the client at %s:%s speaks another Tracy protocol version (this tool speaks "
+                   "protocol 82, Tracy 0.14); capture it with the tracy-capture of the client's Tracy "
+                   "version, or rebuild the client with Tracy 0.14", o->address, o->port);
+        return EXIT_USAGE;
+    case OUT_NOT_AVAILABLE:
+        diag_error("the client at %s:%s already sent its data to another capture and cannot serve "
+                   "a second one; restart the client, or build it with TRACY_ON_DEMAND", o->address, o->port);
+        return EXIT_NOT_AVAILABLE;
+    case OUT_DROPPED:
+        diag_error("the client at %s:%s closed the connection during the handshake; check that the "
+                   "port belongs to a Tracy client and that nothing in between (adb forward, a proxy) "
+                   "drops the connection", o->address, o->port);
+        return EXIT_DROPPED;
+    case OUT_CONNECT_TIMEOUT:
+        diag_error("no Tracy client answered at %s:%s within %g s (%u attempts%s%s)", o->address, o->port,
+                   o->connect_timeout, c->connect_attempts, c->connect_error[0] ? ", last: " : "",
+                   c->connect_error);
+        return EXIT_CONNECT_TIMEOUT;
+    case OUT_RESOLVE_FAILED:
+        diag_error("cannot resolve address %s: %s", o->address, c->connect_error);
+        return EXIT_USAGE;
+    case OUT_NONE:
+        break;
+    }
+    return EXIT_OK;
+}
+
+/* Instrumentation problems upstream would stop the capture for. */
+static void report_failures(const model_t *m)
+{
+    if (m->failures)
+        diag_warn("%llu event%s dropped as malformed instrumentation (first: %s)",
+                  (unsigned long long)m->failures, m->failures == 1 ? "" : "s", m->first_failure);
+}
+
+/* A third signal while saving: remove the temporary file and leave. */
+static void on_signal_while_saving(int sig)
+{
+    (void)sig;
+    char *tmp = save_tmp_path;
+    if (tmp) unlink(tmp);
+    _exit(EXIT_ABORTED);
+}
+
+static int save_trace(capture_t *c, int rc)
+{
+    struct sigaction sa = { .sa_handler = on_signal_while_saving };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+
+    if (!c->opts->quiet) {
+        summary_capture(c);
+        summary_saving(c);
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    save_opts_t so = { .level = 3, .streams = 4, .tmp_path = &save_tmp_path };
+    if (writer_save(&c->session.model, c->opts->output, &so) < 0) {
+        if (!c->opts->quiet) summary_save_failed(c);
+        diag_error("saving %s: %s", c->opts->output, so.err);
+        return EXIT_SAVE_FAILED;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (!c->opts->quiet)
+        summary_saved(c, so.file_bytes, so.payload_bytes,
+                      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    options_t opts;
+    int rc = cli_parse(&opts, argc, argv);
+    if (rc >= 0) return rc;
+    console_init();
+    rc = check_output(&opts);
+    if (rc != EXIT_OK) return rc;
+
+    capture_t *c = &the_capture;
+    c->opts = &opts;
+    c->tty = isatty(STDOUT_FILENO);
+    if (opts.memlimit_percent) c->mem_limit_bytes = (int64_t)(physical_memory() / 100 * (uint64_t)opts.memlimit_percent);
+
+    if (!opts.quiet) progress_connecting(c);
+    conn_run(c);
+    rc = report_outcome(c);
+    if (c->session.welcomed) {
+        report_failures(&c->session.model);
+        rc = save_trace(c, rc);
+    }
+    session_free(&c->session);
+    return rc;
+}

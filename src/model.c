@@ -1,0 +1,572 @@
+/* model.c - the trace model's core: capture information, threads, strings,
+ * source locations, source files and the end-of-session bookkeeping.
+ * Event handlers for the other families live in model_*.c. */
+#include "model.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "proto.h"
+
+void model_init(model_t *m, queryq_t *queries)
+{
+    *m = (model_t){0};
+    m->queries = queries;
+    m->single_string = m->second_string = -1;
+    VEC_PUSH(m->local_threads, 0);
+    VEC_PUSH(m->srcloc_expand, 0);
+    zone_extra_t none = {0};
+    VEC_PUSH(m->zone_extras, none);
+    uint64_t *nocs = NULL;
+    VEC_PUSH(m->callstacks, nocs);
+    rhorder_init(&m->srcloc_counts);
+    rhorder_init(&m->gpu_srcloc_counts);
+}
+
+static void free_threads(model_t *m)
+{
+    for (size_t i = 0; i < m->nthreads; i++) {
+        thread_t *t = m->threads[i];
+        for (zchunk_t *c = t->log_head, *n; c; c = n) {
+            n = c->next;
+            free(c);
+        }
+        VEC_FREE(t->stack);
+        VEC_FREE(t->messages);
+        free(t);
+    }
+    free(m->threads);
+}
+
+void model_free(model_t *m)
+{
+    free_threads(m);
+    for (size_t i = 0; i < m->nframesets; i++) {
+        VEC_FREE(m->framesets[i]->frames);
+        free(m->framesets[i]);
+    }
+    free(m->framesets);
+    for (size_t i = 0; i < m->nplots; i++) {
+        VEC_FREE(m->plots[i]->points);
+        free(m->plots[i]);
+    }
+    free(m->plots);
+    for (size_t i = 0; i < m->callstacks.n; i++) free(m->callstacks.v[i]);
+    VEC_FREE(m->callstacks);
+    for (size_t i = 0; i < m->frame_data.n; i++) free(m->frame_data.v[i].frames);
+    VEC_FREE(m->frame_data);
+    free(m->staging_frame.frames);
+    for (size_t i = 0; i < m->symbol_code.n; i++) bytes_free(&m->symbol_code.v[i]);
+    VEC_FREE(m->symbol_code);
+    for (size_t i = 0; i < m->source_data.n; i++) bytes_free(&m->source_data.v[i]);
+    VEC_FREE(m->source_data);
+    hmap_t *maps[] = {
+        &m->ptr_strings, &m->thread_map, &m->thread_names, &m->local_thread_map,
+        &m->fiber_map, &m->srcloc_map, &m->srcloc_shrink, &m->srcloc_payload_map,
+        &m->frame_disc.pending, &m->frame_disc.named, &m->frame_disc.by_string,
+        &m->plot_disc.pending, &m->plot_disc.named, &m->plot_disc.by_string,
+        &m->vsync_map, &m->callstack_map, &m->frame_map, &m->custom_frame_map,
+        &m->symbol_map, &m->pending_symbols, &m->code_symbol_map,
+        &m->checked_file_ptr, &m->checked_file_idx, &m->pending_file_ptr,
+        &m->source_cache, &m->source_queries, &m->power_map,
+    };
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) hmap_free(maps[i]);
+    VEC_FREE(m->frame_disc.order);
+    VEC_FREE(m->plot_disc.order);
+    hmap_free(&m->frame_image_staging);
+    bytes_free(&m->image_data);
+    for (size_t i = 0; i < m->images.n; i++) free(m->images.v[i].data);
+    VEC_FREE(m->images);
+    VEC_FREE(m->local_threads);
+    VEC_FREE(m->zone_extras);
+    VEC_FREE(m->srclocs);
+    VEC_FREE(m->srcloc_expand);
+    VEC_FREE(m->srcloc_payloads);
+    VEC_FREE(m->srcloc_fifo);
+    VEC_FREE(m->messages);
+    VEC_FREE(m->message_order);
+    VEC_FREE(m->app_info);
+    VEC_FREE(m->symbols);
+    VEC_FREE(m->symbol_addrs);
+    VEC_FREE(m->symbols_pending);
+    VEC_FREE(m->symbol_code_addrs);
+    VEC_FREE(m->source_names);
+    VEC_FREE(m->power_last);
+    rhorder_free(&m->srcloc_counts);
+    rhorder_free(&m->gpu_srcloc_counts);
+    strtab_free(&m->strings);
+    free(m->capture_name);
+    free(m->capture_program);
+    free(m->host_info);
+    *m = (model_t){0};
+}
+
+/* ---- capture information ---------------------------------------------- */
+
+static char *fixed_string(const uint8_t *p, size_t max)
+{
+    size_t n = 0;
+    while (n < max && p[n]) n++;
+    return xmemdup(p, n);
+}
+
+void model_welcome(model_t *m, const uint8_t *w)
+{
+    m->timer_mul = ldf64(w + 0);
+    m->base_time = ldi64(w + 8);
+    int64_t init_end = ldi64(w + 16);
+    m->resolution = (int64_t)((double)ld64(w + 24) * m->timer_mul);
+    m->capture_time = ld64(w + 32);
+    m->exec_time = ld64(w + 40);
+    m->pid = ld64(w + 48);
+    m->sampling_period = ldi64(w + 56);
+    uint8_t flags = w[64];
+    m->cpu_arch = w[65];
+    memcpy(m->cpu_manufacturer, w + 66, 12);
+    m->cpu_id = ld32(w + 78);
+    m->capture_program = fixed_string(w + 82, 64);
+    m->host_info = fixed_string(w + 146, 1024);
+
+    m->on_demand = flags & WF_ON_DEMAND;
+    m->ignore_mem_free_faults = (flags & WF_ON_DEMAND) || (flags & WF_IGNORE_MEM_FAULTS);
+    m->ignore_mem_alloc_faults = flags & WF_IGNORE_MEM_FAULTS;
+    m->ignore_frame_end_faults = flags & WF_ON_DEMAND;
+    m->code_transfer = flags & WF_CODE_TRANSFER;
+    m->combine_samples = flags & WF_COMBINE_SAMPLES;
+    m->identify_samples = flags & WF_IDENTIFY_SAMPLES;
+
+    /* "<program> @ <local time of epoch>", as upstream names a capture. */
+    char date[64] = "";
+    time_t epoch = (time_t)m->capture_time;
+    struct tm lt;
+    if (localtime_r(&epoch, &lt)) strftime(date, sizeof date, "%F %T", &lt);
+    size_t len = strlen(m->capture_program) + strlen(date) + 4;
+    m->capture_name = xmalloc(len);
+    snprintf(m->capture_name, len, "%s @ %s", m->capture_program, date);
+
+    /* The base frame set "Frame" exists from the start, with frames at 0
+     * and at the end of the client's initialisation. */
+    const int64_t end = model_time(m, init_end);
+    model_base_frames(m, 0, end);
+    m->last_time = end;
+}
+
+void model_on_demand(model_t *m, const uint8_t *p)
+{
+    m->frame_offset = ld64(p);
+    /* A third base frame at the connection time; it does not move the last
+     * time (upstream appends it directly). */
+    model_base_frames(m, model_time(m, ldi64(p + 8)), INT64_MIN);
+}
+
+/* ---- failures ------------------------------------------------------------- */
+
+void model_failure(model_t *m, const char *fmt, ...)
+{
+    if (m->failures++ == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(m->first_failure, sizeof m->first_failure, fmt, ap);
+        va_end(ap);
+    }
+}
+
+/* ---- strings ------------------------------------------------------------ */
+
+uint32_t model_store_string(model_t *m, const void *p, size_t n)
+{
+    return strtab_intern(&m->strings, p, n);
+}
+
+const char *model_ptr_string(const model_t *m, uint64_t ptr)
+{
+    uint64_t *v = hmap_get(&m->ptr_strings, ptr);
+    return v && *v ? strtab_get(&m->strings, (uint32_t)(*v - 1)) : NULL;
+}
+
+/* CheckString: query a client string pointer the first time it is seen.
+ * Returns true when the string is already known (or the pointer is 0). */
+bool model_check_string(model_t *m, uint64_t ptr)
+{
+    if (ptr == 0) return true;
+    bool fresh;
+    hmap_put(&m->ptr_strings, ptr, 0, &fresh);
+    if (!fresh) return true;
+    m->pending_strings++;
+    queryq_push(m->queries, SQ_STRING, ptr, 0);
+    return false;
+}
+
+void model_string_data(model_t *m, uint64_t ptr, const uint8_t *p, size_t n)
+{
+    query_credit(m->queries);
+    uint64_t *v = hmap_get(&m->ptr_strings, ptr);
+    if (!v || *v) return;          /* an answer to no question: walk over it */
+    m->pending_strings--;
+    *v = (uint64_t)model_store_string(m, p, n) + 1;
+    if (hmap_del(&m->pending_file_ptr, ptr)) model_cache_source_ptr(m, ptr);
+}
+
+void model_single_string(model_t *m, const uint8_t *p, size_t n)
+{
+    if (m->single_string >= 0) model_failure(m, "a staged string was never used");
+    m->single_string = model_store_string(m, p, n);
+}
+
+void model_second_string(model_t *m, const uint8_t *p, size_t n)
+{
+    if (m->second_string >= 0) model_failure(m, "a staged second string was never used");
+    m->second_string = model_store_string(m, p, n);
+}
+
+int64_t model_take_single_string(model_t *m)
+{
+    int64_t s = m->single_string;
+    m->single_string = -1;
+    return s;
+}
+
+int64_t model_take_second_string(model_t *m)
+{
+    int64_t s = m->second_string;
+    m->second_string = -1;
+    return s;
+}
+
+/* ---- threads -------------------------------------------------------------- */
+
+thread_t *model_find_thread(const model_t *m, uint64_t id)
+{
+    uint64_t *v = hmap_get(&m->thread_map, id);
+    return v ? m->threads[*v] : NULL;
+}
+
+thread_t *model_new_thread(model_t *m, uint64_t id, bool fiber, int32_t group_hint)
+{
+    thread_t *t = xcalloc(1, sizeof *t);
+    t->id = id;
+    t->is_fiber = fiber;
+    t->group_hint = group_hint;
+    if (m->nthreads == m->threads_cap)
+        m->threads = grow_array(m->threads, sizeof *m->threads, &m->threads_cap, m->nthreads + 1);
+    hmap_put(&m->thread_map, id, m->nthreads, NULL);
+    m->threads[m->nthreads++] = t;
+    if (m->cur_thread_id == id && !m->cur_thread) m->cur_thread = t;
+    return t;
+}
+
+void model_check_thread_string(model_t *m, uint64_t id)
+{
+    bool fresh;
+    hmap_put(&m->thread_names, id, 0, &fresh);
+    if (!fresh) return;
+    m->pending_thread_names++;
+    queryq_push(m->queries, SQ_THREAD_STRING, id, 0);
+}
+
+/* NoticeThread: the thread record, created (and its name asked for) on
+ * first use. */
+thread_t *model_notice_thread(model_t *m, uint64_t id)
+{
+    thread_t *t = model_find_thread(m, id);
+    if (t) return t;
+    model_check_thread_string(m, id);
+    return model_new_thread(m, id, false, 0);
+}
+
+/* GetCurrentThreadData: the current thread, or the fiber it runs. */
+thread_t *model_current_thread(model_t *m)
+{
+    if (!m->cur_thread) m->cur_thread = model_notice_thread(m, m->cur_thread_id);
+    return m->cur_thread->fiber ? m->cur_thread->fiber : m->cur_thread;
+}
+
+void model_thread_context(model_t *m, uint64_t thread)
+{
+    if (m->cur_thread_id != thread || !m->cur_thread) {
+        m->cur_thread_id = thread;
+        m->cur_thread = model_find_thread(m, thread);
+    }
+}
+
+/* CompressThread: the thread's number in the file's local thread table. */
+uint16_t model_compress_thread(model_t *m, uint64_t id)
+{
+    bool fresh;
+    uint64_t *v = hmap_put(&m->local_thread_map, id, m->local_threads.n, &fresh);
+    if (fresh) VEC_PUSH(m->local_threads, id);
+    return (uint16_t)*v;
+}
+
+void model_thread_name(model_t *m, uint64_t id, const uint8_t *p, size_t n)
+{
+    query_credit(m->queries);
+    uint64_t *v = hmap_get(&m->thread_names, id);
+    if (!v || *v) return;
+    m->pending_thread_names--;
+    *v = (uint64_t)model_store_string(m, p, n) + 1;
+}
+
+void model_fiber_name(model_t *m, uint64_t fiber, const uint8_t *p, size_t n)
+{
+    query_credit(m->queries);
+    uint64_t *tid = hmap_get(&m->fiber_map, fiber);
+    if (!tid) return;
+    uint64_t *v = hmap_get(&m->thread_names, *tid);
+    if (!v || *v) return;
+    m->pending_fibers--;
+    *v = (uint64_t)model_store_string(m, p, n) + 1;
+}
+
+void model_thread_group_hint(model_t *m, uint32_t thread, int32_t hint)
+{
+    thread_t *t = model_find_thread(m, thread);
+    if (!t) {
+        model_failure(m, "group hint for unknown thread %u", thread);
+        return;
+    }
+    t->group_hint = hint;
+}
+
+/* ---- source locations ----------------------------------------------------- */
+
+/* CheckSourceLocation: ask for a static source location on first sight. */
+void model_check_source_location(model_t *m, uint64_t ptr)
+{
+    if (hmap_get(&m->srcloc_map, ptr)) return;
+    if (m->srclocs.n > 32767) {
+        model_failure(m, "more than 32767 source locations");
+        return;
+    }
+    srcloc_static_t empty = {0};
+    hmap_put(&m->srcloc_map, ptr, m->srclocs.n, NULL);
+    VEC_PUSH(m->srclocs, empty);
+    VEC_PUSH(m->srcloc_fifo, ptr);
+    queryq_push(m->queries, SQ_SOURCE_LOCATION, ptr, 0);
+}
+
+/* ShrinkSourceLocation: the 16-bit id of a static source location. */
+int16_t model_shrink_srcloc(model_t *m, uint64_t ptr)
+{
+    uint64_t *v = hmap_get(&m->srcloc_shrink, ptr);
+    if (v) return (int16_t)*v;
+    if (m->srcloc_expand.n + 1 == 32767) return 32767;
+    int16_t id = (int16_t)m->srcloc_expand.n;
+    VEC_PUSH(m->srcloc_expand, ptr);
+    rhorder_insert(&m->srcloc_counts, (uint64_t)(int64_t)id, 0);
+    hmap_put(&m->srcloc_shrink, ptr, (uint64_t)id, NULL);
+    return id;
+}
+
+void model_source_location(model_t *m, uint64_t name, uint64_t function, uint64_t file,
+                           uint32_t line, uint8_t r, uint8_t g, uint8_t b)
+{
+    query_credit(m->queries);
+    if (m->srcloc_fifo_head == m->srcloc_fifo.n) {
+        model_failure(m, "a source location answer arrived for no question");
+        return;
+    }
+    uint64_t ptr = m->srcloc_fifo.v[m->srcloc_fifo_head++];
+    if (m->srcloc_fifo_head == m->srcloc_fifo.n) m->srcloc_fifo.n = m->srcloc_fifo_head = 0;
+
+    model_check_string(m, name);
+    if (model_check_string(m, file)) {
+        if (file && !hmap_get(&m->checked_file_ptr, file) && !hmap_get(&m->pending_file_ptr, file))
+            model_cache_source_ptr(m, file);
+    } else {
+        hmap_put(&m->pending_file_ptr, file, 0, NULL);
+    }
+    model_check_string(m, function);
+
+    srcloc_static_t *s = &m->srclocs.v[*hmap_get(&m->srcloc_map, ptr)];
+    s->name = name;
+    s->function = function;
+    s->file = file;
+    s->line = line;
+    s->color = ((uint32_t)b << 16) | ((uint32_t)g << 8) | r;
+    s->answered = true;
+}
+
+static uint64_t payload_hash(const srcloc_payload_t *s)
+{
+    uint64_t k[5] = { (uint64_t)s->name, s->function, s->file, s->line, s->color };
+    return hash_bytes(k, sizeof k);
+}
+
+static bool payload_equal(const srcloc_payload_t *a, const srcloc_payload_t *b)
+{
+    return a->name == b->name && a->function == b->function && a->file == b->file &&
+           a->line == b->line && a->color == b->color;
+}
+
+/* Look up (or add) a payload source location; chained by probing keys. */
+static int64_t payload_find(model_t *m, const srcloc_payload_t *s, uint64_t *key_out)
+{
+    uint64_t key = payload_hash(s);
+    for (;; key++) {
+        uint64_t *v = hmap_get(&m->srcloc_payload_map, key);
+        if (!v) break;
+        if (payload_equal(&m->srcloc_payloads.v[*v], s)) return (int64_t)*v;
+    }
+    *key_out = key;
+    return -1;
+}
+
+void model_source_location_payload(model_t *m, const uint8_t *p, size_t n)
+{
+    if (m->pending_payload_srcloc != 0) model_failure(m, "a staged source location was never used");
+    if (n < 10) {
+        model_failure(m, "source location payload of %zu bytes is too short", n);
+        m->pending_payload_srcloc = 0;
+        return;
+    }
+    uint32_t color = ld32(p), line = ld32(p + 4);
+    const uint8_t *end = p + n, *fn = p + 8;
+    const uint8_t *fn_end = memchr(fn, 0, (size_t)(end - fn));
+    if (!fn_end) fn_end = end;
+    const uint8_t *file = fn_end < end ? fn_end + 1 : end;
+    const uint8_t *file_end = memchr(file, 0, (size_t)(end - file));
+    if (!file_end) file_end = end;
+    const uint8_t *name = file_end < end ? file_end + 1 : end;
+
+    srcloc_payload_t s;
+    s.function = model_store_string(m, fn, (size_t)(fn_end - fn));
+    s.file = model_store_string(m, file, (size_t)(file_end - file));
+    s.name = name < end ? (int64_t)model_store_string(m, name, (size_t)(end - name)) : -1;
+    s.line = line;
+    s.color = ((color & 0xFF0000) >> 16) | (color & 0xFF00) | ((color & 0xFF) << 16);
+
+    uint64_t key = 0;
+    int64_t idx = payload_find(m, &s, &key);
+    if (idx >= 0) {
+        m->pending_payload_srcloc = (int16_t)-(idx + 1);
+        return;
+    }
+    if (m->srcloc_payloads.n + 1 > 32767) {
+        model_failure(m, "more than 32767 dynamic source locations");
+        return;
+    }
+    idx = (int64_t)m->srcloc_payloads.n;
+    VEC_PUSH(m->srcloc_payloads, s);
+    hmap_put(&m->srcloc_payload_map, key, (uint64_t)idx, NULL);
+    m->pending_payload_srcloc = (int16_t)-(idx + 1);
+    if (!hmap_get(&m->checked_file_idx, s.file)) model_cache_source_idx(m, s.file, 0);
+    rhorder_insert(&m->srcloc_counts, (uint64_t)(int64_t)m->pending_payload_srcloc, 0);
+}
+
+/* ---- source files ---------------------------------------------------------- */
+
+/* CacheSource: a source file name became known. We never read the
+ * capturing machine's disk (its file may not be the client's); we ask the
+ * client, as upstream does when it cannot read the file, provided the
+ * client allows code transfer and knows its executable's time. */
+static void cache_source(model_t *m, uint32_t file, uint32_t image)
+{
+    if (hmap_get(&m->source_cache, file)) return;
+    if (m->exec_time == 0 || !m->code_transfer) return;
+    const char *fn = strtab_get(&m->strings, file);
+    if (image) {
+        const char *im = strtab_get(&m->strings, image - 1);
+        size_t len = strlen(im) + 1;
+        queryq_push(m->queries, SQ_DATA_TRANSFER, len, 0);
+        for (size_t off = 0; off < len; off += 12) {
+            uint8_t chunk[12] = {0};
+            memcpy(chunk, im + off, len - off < 12 ? len - off : 12);
+            queryq_push(m->queries, SQ_DATA_TRANSFER_PART, ld64(chunk), ld32(chunk + 8));
+        }
+    }
+    size_t len = strlen(fn) + 1;
+    queryq_push(m->queries, SQ_DATA_TRANSFER, len, 0);
+    for (size_t off = 0; off < len; off += 12) {
+        uint8_t chunk[12] = {0};
+        memcpy(chunk, fn + off, len - off < 12 ? len - off : 12);
+        queryq_push(m->queries, SQ_DATA_TRANSFER_PART, ld64(chunk), ld32(chunk + 8));
+    }
+    hmap_put(&m->source_queries, m->next_source_query, file, NULL);
+    queryq_push(m->queries, SQ_SOURCE_CODE, m->next_source_query, 0);
+    m->next_source_query++;
+}
+
+void model_cache_source_ptr(model_t *m, uint64_t ptr)
+{
+    hmap_put(&m->checked_file_ptr, ptr, 0, NULL);
+    /* A string still on its way reads "???" upstream, and is asked for by
+     * that name; mirror it so request ids stay in step. */
+    uint64_t *v = hmap_get(&m->ptr_strings, ptr);
+    uint32_t name = v && *v ? (uint32_t)(*v - 1) : model_store_string(m, "???", 3);
+    cache_source(m, name, 0);
+}
+
+void model_cache_source_idx(model_t *m, uint32_t idx, uint32_t image)
+{
+    hmap_put(&m->checked_file_idx, idx, 0, NULL);
+    cache_source(m, idx, image);
+}
+
+void model_source_code(model_t *m, uint32_t id, const uint8_t *p, size_t n)
+{
+    query_credit(m->queries);
+    uint64_t *v = hmap_get(&m->source_queries, id);
+    if (!v) return;
+    uint32_t file = (uint32_t)*v;
+    hmap_del(&m->source_queries, id);
+    bool fresh;
+    hmap_put(&m->source_cache, file, m->source_names.n + 1, &fresh);
+    if (!fresh) return;
+    bytes_t data = {0};
+    bytes_put(&data, p, n);
+    VEC_PUSH(m->source_names, file);
+    VEC_PUSH(m->source_data, data);
+}
+
+void model_source_code_unavailable(model_t *m, uint32_t id)
+{
+    query_credit(m->queries);
+    hmap_del(&m->source_queries, id);
+}
+
+/* ---- end of session ------------------------------------------------------ */
+
+bool model_pending_work(const model_t *m, bool check_zones, bool sync_only, char *why, size_t whylen)
+{
+    struct { uint64_t n; const char *what; bool async; } w[] = {
+        { m->pending_strings, "strings", false },
+        { m->pending_thread_names, "thread names", false },
+        { m->srcloc_fifo.n - m->srcloc_fifo_head, "source locations", false },
+        { m->pending_frames + m->pending_subframes, "call stack frames", true },
+        { m->plot_disc.pending.n, "plot names", false },
+        { m->pending_external_names, "external thread names", true },
+        { m->pending_symbols.n, "symbols", true },
+        { m->pending_symbol_code, "symbol code", true },
+        { m->source_queries.n, "source files", true },
+        { m->pending_fibers, "fiber names", false },
+        { queryq_waiting(m->queries), "queries not yet sent", true },
+        { m->pending_callstack != 0, "a staged call stack", false },
+        { m->pending_payload_srcloc != 0, "a staged source location", false },
+        { m->single_string >= 0, "a staged string", false },
+        { m->second_string >= 0, "a staged second string", false },
+    };
+    size_t len = 0;
+    bool pending = false;
+    if (why && whylen) why[0] = '\0';
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+        if (!w[i].n || (sync_only && w[i].async)) continue;
+        pending = true;
+        if (why && len < whylen)
+            len += (size_t)snprintf(why + len, whylen - len, "%s%llu %s", len ? ", " : "",
+                                    (unsigned long long)w[i].n, w[i].what);
+    }
+    if (check_zones) {
+        uint64_t open = 0;
+        for (size_t i = 0; i < m->nthreads; i++) open += m->threads[i]->stack.n;
+        if (open) {
+            pending = true;
+            if (why && len < whylen)
+                snprintf(why + len, whylen - len, "%s%llu open zones", len ? ", " : "",
+                         (unsigned long long)open);
+        }
+    }
+    return pending;
+}

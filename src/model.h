@@ -1,0 +1,559 @@
+/* model.h - the trace model: everything a capture keeps, as upstream's
+ * server would, ready for the file writer.
+ *
+ * The event decoder (event.c) calls one model_* handler per event; the
+ * handlers live in one file per family:
+ *   model.c           threads, strings, source locations, source files, time
+ *   model_zones.c     CPU zones and the compact per-thread zone log
+ *   model_frames.c    frame sets (and the name-discovery helper)
+ *   model_messages.c  messages and application info
+ *   model_plots.c     plots
+ *   model_callstacks.c call stacks, frames, symbols, symbol and source code
+ *   model_other.c     locks, memory, GPU, sampling, fibers, sections, misc
+ * Handlers mirror upstream's bookkeeping exactly where the file's readers
+ * depend on it (thread numbering, last time, source-location ids, query
+ * order); see ../shared/spec/csvexport-and-fidelity.md part B. */
+#ifndef TC_MODEL_H
+#define TC_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hmap.h"
+#include "query.h"
+#include "rhorder.h"
+#include "strtab.h"
+#include "util.h"
+
+/* ---- zones ------------------------------------------------------------ */
+
+/* A thread's zones are kept as a compact log of begin/end records in
+ * stream order (which is depth-first order), in a list of chunks. */
+typedef struct zchunk {
+    struct zchunk *next;
+    uint32_t used, cap;
+    uint8_t data[];
+} zchunk_t;
+
+enum zlog_tag {
+    ZL_END_OF_CHUNK = 0,
+    ZL_BEGIN = 1,       /* zigzag srcloc, zigzag time delta */
+    ZL_END = 2,         /* zigzag time delta */
+    ZL_END_INFO = 3,    /* zigzag time delta, varint children, varint extra */
+};
+
+typedef struct {
+    int64_t start;
+    uint32_t extra;     /* zone-extra index, 0 = none */
+    uint32_t nchild;
+    uint32_t zone_id;   /* ZoneValidation id pushed with the zone */
+    int16_t srcloc;
+} open_zone_t;
+
+typedef struct thread {
+    uint64_t id;
+    bool is_fiber;
+    int32_t group_hint;
+    uint64_t zone_count;
+    uint64_t kernel_samples;
+    zchunk_t *log_head, *log_tail;
+    int64_t log_ref;                /* last time written to the log */
+    uint64_t log_bytes;
+    VEC(open_zone_t) stack;
+    uint32_t next_zone_id;
+    uint32_t next_callstack;        /* per-thread callstack slot */
+    struct thread *fiber;           /* fiber this OS thread is running */
+    VEC(uint32_t) messages;         /* message indices, time ordered */
+} thread_t;
+
+typedef struct {
+    uint32_t callstack;  /* Int24 in the file */
+    uint32_t text;       /* string index + 1, 0 = none */
+    uint32_t name;       /* string index + 1, 0 = none */
+    uint32_t color;      /* Int24 */
+} zone_extra_t;
+
+/* ---- source locations --------------------------------------------------- */
+
+typedef struct {
+    uint64_t name, function, file;  /* client string pointers, name 0 = none */
+    uint32_t line, color;
+    bool answered;
+} srcloc_static_t;
+
+typedef struct {
+    int64_t name;                   /* string index, -1 = none */
+    uint32_t function, file;        /* string indices */
+    uint32_t line, color;
+} srcloc_payload_t;
+
+/* ---- frames and plots: sets named by a client string pointer ------------- */
+
+/* Upstream's StringDiscovery: items wait as "pending" until their name
+ * string arrives; items whose name resolves to an already known string are
+ * merged into the earlier item. `order` is the file order. */
+typedef struct {
+    hmap_t pending;   /* name pointer -> item */
+    hmap_t named;     /* name pointer -> item */
+    hmap_t by_string; /* string index -> item */
+    VEC(uint32_t) order;
+} discovery_t;
+
+typedef struct {
+    int64_t start, end;
+    int32_t image;
+} frame_t;
+
+typedef struct {
+    uint64_t name;
+    bool continuous;
+    VEC(frame_t) frames;
+} frameset_t;
+
+typedef struct {
+    uint16_t w, h;
+    uint8_t flip;
+    uint32_t len;
+    uint8_t *data;       /* BC1 blocks in standard index order */
+} frame_image_t;
+
+typedef struct {
+    int64_t time;
+    double val;
+} plot_point_t;
+
+typedef struct {
+    uint64_t name;
+    uint8_t type, format, show_steps, fill;
+    uint32_t color;
+    double min, max, sum;
+    VEC(plot_point_t) points;
+    uint32_t power_slot;    /* power plots: index + 1 into model.power_last */
+} plot_t;
+
+/* ---- messages ----------------------------------------------------------- */
+
+typedef struct {
+    int64_t time;
+    uint64_t text;          /* string index, or client pointer if text_ptr */
+    bool text_ptr;
+    uint32_t color;
+    uint32_t callstack;
+    uint8_t source, severity;
+} message_t;
+
+/* ---- call stacks, frames, symbols ------------------------------------- */
+
+typedef struct {
+    uint32_t name, file;    /* string indices */
+    uint32_t line;
+    uint64_t sym_addr;
+} cs_frame_t;
+
+typedef struct {
+    uint64_t id;            /* CallstackFrameId */
+    uint32_t image;         /* string index + 1, 0 = none */
+    uint8_t size;
+    cs_frame_t *frames;
+} cs_frame_data_t;
+
+typedef struct {
+    uint32_t name, file, line, image, call_file, call_line;  /* strings: index + 1 */
+    bool is_inline;
+    uint32_t size;
+} symbol_t;
+
+typedef struct {
+    uint32_t name, image, file, line, size;   /* strings: index + 1 */
+    bool is_inline;
+} symbol_pending_t;
+
+/* ---- locks ---------------------------------------------------------------- */
+
+typedef struct {
+    int64_t time;
+    int16_t srcloc;
+    uint8_t thread;      /* index into the lock's thread list */
+    uint8_t type;        /* 0 Wait, 1 Obtain, 2 Release, 3..5 shared forms */
+} lock_event_t;
+
+typedef struct {
+    uint32_t id;
+    uint32_t custom_name;     /* string index + 1 */
+    int16_t srcloc;
+    uint8_t type;
+    int64_t time_announce, time_terminate;
+    uint64_t locking_thread;
+    VEC(uint64_t) threads;
+    VEC(lock_event_t) events;
+} lock_t;
+
+/* ---- memory ------------------------------------------------------------------ */
+
+typedef struct {
+    uint64_t ptr, size;
+    uint32_t cs_alloc, cs_free;
+    int64_t time_alloc, time_free;
+    uint16_t thread_alloc, thread_free;
+} mem_event_t;
+
+typedef struct {
+    uint64_t name;
+    VEC(mem_event_t) events;
+    hmap_t active;            /* address -> event index */
+    uint64_t freed;
+    uint64_t high, low, usage;
+} mem_pool_t;
+
+/* ---- GPU ------------------------------------------------------------------------ */
+
+typedef struct {
+    int64_t cpu_start, cpu_end, gpu_start, gpu_end;
+    uint32_t callstack;
+    int32_t parent;           /* zone index of the parent, -1 = top level */
+    uint32_t timeline;        /* index into the context's timeline keys */
+    uint16_t thread;          /* compressed thread, 0 for bound contexts */
+    uint16_t query_id;
+    int16_t srcloc;
+} gpu_zone_t;
+
+typedef struct {
+    uint64_t key;             /* submitting thread, 0 for bound contexts */
+    VEC(uint32_t) stack;      /* open zone indices */
+} gpu_timeline_t;
+
+typedef struct {
+    uint64_t thread;
+    uint8_t type;
+    bool has_calibration, has_period;
+    float period;
+    int64_t time_diff;
+    int64_t calibrated_gpu, calibrated_cpu;
+    double calibration_mod;
+    int64_t last_gpu_time;
+    uint64_t overflow, overflow_mul;
+    uint64_t count;
+    uint32_t name;            /* string index + 1 */
+    VEC(gpu_zone_t) zones;
+    VEC(gpu_timeline_t) timelines;
+    hmap_t timeline_map;      /* key -> timelines index */
+    uint32_t *query;          /* query id -> zone index + 1 (65536 slots) */
+} gpu_ctx_t;
+
+/* ---- the model ---------------------------------------------------------- */
+
+typedef struct model {
+    /* capture information (welcome message) */
+    double timer_mul;
+    int64_t base_time;
+    int64_t resolution;
+    int64_t last_time;
+    uint64_t frame_offset;
+    uint64_t pid;
+    int64_t sampling_period;
+    uint8_t cpu_arch;
+    uint32_t cpu_id;
+    char cpu_manufacturer[12];
+    bool on_demand;
+    char *capture_name, *capture_program, *host_info;
+    uint64_t capture_time, exec_time;
+    bool ignore_mem_free_faults, ignore_mem_alloc_faults, ignore_frame_end_faults;
+    bool code_transfer, combine_samples, identify_samples;
+
+    queryq_t *queries;
+
+    strtab_t strings;
+    hmap_t ptr_strings;          /* client pointer -> string index + 1 (0 = pending) */
+
+    /* threads */
+    thread_t **threads;          /* creation order */
+    size_t nthreads, threads_cap;
+    hmap_t thread_map;           /* id -> position in threads */
+    hmap_t thread_names;         /* id -> string index + 1 (0 = pending) */
+    VEC(uint64_t) local_threads; /* compressed thread table, [0] = 0 */
+    hmap_t local_thread_map;     /* id -> compressed number */
+    uint64_t cur_thread_id;      /* last ThreadContext */
+    thread_t *cur_thread;        /* its record, once noticed */
+    hmap_t fiber_map;            /* fiber pointer -> virtual thread id */
+
+    /* zones */
+    VEC(zone_extra_t) zone_extras;
+    uint64_t zone_count;
+    uint64_t zone_parents;       /* zones that received a child */
+
+    /* source locations */
+    VEC(srcloc_static_t) srclocs;     /* static, in query order */
+    hmap_t srcloc_map;                /* client address -> index in srclocs */
+    VEC(uint64_t) srcloc_expand;      /* id -> client address, [0] = 0 */
+    hmap_t srcloc_shrink;             /* client address -> id */
+    VEC(srcloc_payload_t) srcloc_payloads;
+    hmap_t srcloc_payload_map;        /* content hash -> payload index (chained by probing) */
+    rhorder srcloc_counts;            /* id -> CPU zone count, upstream's map order */
+    rhorder gpu_srcloc_counts;
+    VEC(uint64_t) srcloc_fifo;        /* SourceLocation queries awaiting answers */
+    size_t srcloc_fifo_head;
+    int16_t pending_payload_srcloc;   /* staged SourceLocationPayload id, 0 = none */
+
+    /* staging slots */
+    int64_t single_string, second_string;  /* string index, -1 = empty */
+    uint32_t pending_callstack;            /* staged callstack id */
+    uint32_t serial_callstack;             /* CallstackSerial slot */
+    uint64_t mem_name_payload;
+
+    /* frames */
+    frameset_t **framesets;
+    size_t nframesets, framesets_cap;
+    discovery_t frame_disc;
+    hmap_t vsync_map;                 /* vsync id -> frameset */
+    hmap_t frame_image_staging;       /* base frame index -> image index */
+    bytes_t image_data;               /* staged FrameImageData */
+    bool image_staged;
+    VEC(frame_image_t) images;
+
+    /* messages */
+    VEC(message_t) messages;          /* arrival order; id = index + 1 */
+    VEC(uint32_t) message_order;      /* time order */
+    VEC(uint32_t) app_info;           /* string indices */
+
+    /* plots */
+    plot_t **plots;
+    size_t nplots, plots_cap;
+    discovery_t plot_disc;
+    VEC(int64_t) power_last;          /* time of each power plot's last report */
+    hmap_t power_map;                 /* power name pointer -> plot */
+    uint32_t systime_plot;            /* plot index + 1, 0 = none yet */
+
+    /* call stacks */
+    VEC(uint64_t *) callstacks;       /* [i][0] = frame count, then frame ids; [0] unused */
+    hmap_t callstack_map;             /* content hash -> index (probing) */
+    hmap_t frame_map;                 /* frame id -> cs_frame_data index + 1, 0 = pending */
+    VEC(cs_frame_data_t) frame_data;
+    hmap_t custom_frame_map;          /* content hash -> frame id (allocated frames) */
+    uint64_t next_custom_frame;
+    cs_frame_data_t staging_frame;    /* CallstackFrameSize in progress */
+    bool staging_active;
+    uint64_t staging_ptr;
+    uint32_t pending_frames;          /* CallstackFrame queries outstanding */
+    uint32_t pending_subframes;
+    hmap_t symbol_map;                /* address -> symbols index */
+    VEC(symbol_t) symbols;
+    VEC(uint64_t) symbol_addrs;
+    hmap_t pending_symbols;           /* address -> pending index */
+    VEC(symbol_pending_t) symbols_pending;
+    uint32_t pending_symbol_code;
+    VEC(uint64_t) symbol_code_addrs;
+    VEC(bytes_t) symbol_code;
+    hmap_t code_symbol_map;           /* code address -> symbol address */
+
+    /* source files */
+    hmap_t checked_file_ptr, checked_file_idx;
+    hmap_t pending_file_ptr;
+    hmap_t source_cache;              /* file string index -> cache position + 1 */
+    VEC(uint32_t) source_names;
+    VEC(bytes_t) source_data;
+    hmap_t source_queries;            /* request id -> file string index */
+    uint32_t next_source_query;
+
+    /* pending answers */
+    uint32_t pending_strings, pending_thread_names, pending_fibers;
+    uint32_t pending_external_names;
+
+    /* locks */
+    VEC(lock_t) locks;
+    hmap_t lock_map;                  /* client id -> locks index */
+
+    /* memory */
+    VEC(mem_pool_t) pools;            /* [0] = default pool (name 0) */
+    hmap_t pool_map;                  /* name -> pools index */
+
+    /* GPU */
+    gpu_ctx_t *gpu[256];              /* by context number */
+    VEC(gpu_ctx_t *) gpu_order;       /* creation order */
+
+    /* system */
+    hmap_t external_names;            /* thread id -> (pending flags) */
+
+    /* session flags */
+    bool terminate, crashed;
+
+    /* diagnostics: instrumentation problems seen (upstream's failures) */
+    uint64_t failures;
+    char first_failure[256];
+} model_t;
+
+void model_init(model_t *m, queryq_t *queries);
+void model_free(model_t *m);
+
+/* Set from the welcome message. */
+void model_welcome(model_t *m, const uint8_t *welcome);
+void model_on_demand(model_t *m, const uint8_t *payload);
+
+/* Time conversion: client ticks to ns since the capture's base time. */
+static inline int64_t model_time(const model_t *m, int64_t ticks)
+{
+    return (int64_t)((double)(ticks - m->base_time) * m->timer_mul);
+}
+static inline void model_raise_time(model_t *m, int64_t t)
+{
+    if (m->last_time < t) m->last_time = t;
+}
+
+/* Whether upstream's "pending work" conditions after Terminate hold. */
+/* sync_only: count only answers the client sends even after a Disconnect
+ * (names and source locations), not asynchronous ones. */
+bool model_pending_work(const model_t *m, bool check_zones, bool sync_only, char *why, size_t whylen);
+
+/* Record an instrumentation problem (upstream enters failure mode; we warn,
+ * drop the event and go on). */
+void model_failure(model_t *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- shared helpers used by the handler files ---- */
+thread_t *model_notice_thread(model_t *m, uint64_t id);
+thread_t *model_find_thread(const model_t *m, uint64_t id);
+thread_t *model_new_thread(model_t *m, uint64_t id, bool fiber, int32_t group_hint);
+thread_t *model_current_thread(model_t *m);     /* GetCurrentThreadData */
+uint16_t model_compress_thread(model_t *m, uint64_t id);
+bool model_check_string(model_t *m, uint64_t ptr);
+void model_check_thread_string(model_t *m, uint64_t id);
+void model_check_source_location(model_t *m, uint64_t ptr);
+int16_t model_shrink_srcloc(model_t *m, uint64_t ptr);
+uint32_t model_store_string(model_t *m, const void *p, size_t n);
+int64_t model_take_single_string(model_t *m);
+int64_t model_take_second_string(model_t *m);
+void model_cache_source_ptr(model_t *m, uint64_t ptr);
+void model_cache_source_idx(model_t *m, uint32_t idx, uint32_t image);
+/* String text of a client pointer, or NULL if unknown/pending. */
+const char *model_ptr_string(const model_t *m, uint64_t ptr);
+
+/* name discovery, shared by frame sets and plots (model_frames.c) */
+int64_t discovery_find(const discovery_t *d, uint64_t name);
+void discovery_add_pending(discovery_t *d, uint64_t name, uint32_t item);
+int64_t discovery_resolve(model_t *m, discovery_t *d, uint64_t name, uint32_t str, int64_t *item);
+
+/* Reading a thread's zone log back (model_zones.c), for the writer. */
+typedef struct {
+    const zchunk_t *chunk;
+    const uint8_t *p, *end;
+    int64_t ref;
+} zlog_reader_t;
+
+typedef struct {
+    int kind;            /* ZL_BEGIN or ZL_END (END_INFO is reported as END) */
+    int16_t srcloc;      /* BEGIN */
+    int64_t time;        /* start or end */
+    uint32_t nchild;     /* END */
+    uint32_t extra;      /* END */
+} zlog_rec_t;
+
+void zlog_reader_init(zlog_reader_t *r, const thread_t *t);
+/* Next record; false at the end of the log. */
+bool zlog_next(zlog_reader_t *r, zlog_rec_t *rec);
+
+/* ---- event handlers (one per event kind; see event.c for the wire) ---- */
+void model_thread_context(model_t *m, uint64_t thread);
+
+/* strings and names */
+void model_single_string(model_t *m, const uint8_t *p, size_t n);
+void model_second_string(model_t *m, const uint8_t *p, size_t n);
+void model_string_data(model_t *m, uint64_t ptr, const uint8_t *p, size_t n);
+void model_thread_name(model_t *m, uint64_t id, const uint8_t *p, size_t n);
+void model_fiber_name(model_t *m, uint64_t fiber, const uint8_t *p, size_t n);
+void model_plot_name(model_t *m, uint64_t ptr, const uint8_t *p, size_t n);
+void model_frame_name(model_t *m, uint64_t ptr, const uint8_t *p, size_t n);
+void model_external_name(model_t *m, uint64_t id, const uint8_t *p, size_t n, bool thread_name);
+void model_source_location(model_t *m, uint64_t name, uint64_t function, uint64_t file,
+                           uint32_t line, uint8_t r, uint8_t g, uint8_t b);
+void model_source_location_payload(model_t *m, const uint8_t *p, size_t n);
+
+/* zones */
+void model_zone_begin(model_t *m, int64_t time, uint64_t srcloc, bool callstack);
+void model_zone_begin_alloc(model_t *m, int64_t time, bool callstack);
+void model_zone_end(model_t *m, int64_t time);
+void model_zone_validation(model_t *m, uint32_t id);
+void model_zone_text(model_t *m);
+void model_zone_name(model_t *m);
+void model_zone_color(model_t *m, uint8_t r, uint8_t g, uint8_t b);
+void model_zone_value(model_t *m, uint64_t value);
+
+/* frames */
+/* Create the base frame set (at the welcome) and append start frames. */
+void model_base_frames(model_t *m, int64_t t0, int64_t t1);
+void model_frame_mark(model_t *m, int64_t time, uint64_t name);
+void model_frame_mark_start(model_t *m, int64_t time, uint64_t name);
+void model_frame_mark_end(model_t *m, int64_t time, uint64_t name);
+void model_frame_vsync(model_t *m, int64_t time, uint32_t id);
+void model_frame_image_data(model_t *m, const uint8_t *p, size_t n);
+void model_frame_image(model_t *m, uint32_t frame, uint16_t w, uint16_t h, uint8_t flip);
+
+/* messages */
+void model_message(model_t *m, int64_t time, uint64_t text, bool literal, uint32_t color,
+                   uint8_t metadata, bool callstack);
+void model_app_info(model_t *m, int64_t time);
+
+/* plots */
+void model_plot_data(model_t *m, uint64_t name, int64_t time, double val);
+void model_plot_config(model_t *m, uint64_t name, uint8_t type, uint8_t step, uint8_t fill, uint32_t color);
+void model_sys_time(model_t *m, int64_t time, float val);
+void model_sys_power(model_t *m, int64_t time, uint64_t delta, uint64_t name);
+
+/* call stacks, symbols, code */
+void model_callstack_payload(model_t *m, const uint8_t *p, size_t n);
+void model_callstack_alloc_payload(model_t *m, const uint8_t *p, size_t n);
+void model_callstack(model_t *m);
+void model_callstack_serial(model_t *m);
+void model_callstack_frame_size(model_t *m, uint64_t ptr, uint8_t size);
+void model_callstack_frame(model_t *m, uint32_t line, uint64_t sym_addr, uint32_t sym_len);
+void model_symbol_information(model_t *m, uint32_t line, uint64_t sym_addr);
+void model_symbol_code(model_t *m, uint64_t ptr, const uint8_t *p, size_t n);
+void model_symbol_code_unavailable(model_t *m);
+void model_source_code(model_t *m, uint32_t id, const uint8_t *p, size_t n);
+void model_source_code_unavailable(model_t *m, uint32_t id);
+void model_callstack_sample(model_t *m, uint32_t thread, int64_t time, bool ctx_switch);
+
+/* locks */
+void model_lock_announce(model_t *m, uint32_t id, int64_t time, uint64_t srcloc, uint8_t type);
+void model_lock_terminate(model_t *m, uint32_t id, int64_t time);
+void model_lock_event(model_t *m, uint32_t id, uint32_t thread, int64_t time, uint8_t kind, bool has_thread);
+void model_lock_mark(model_t *m, uint32_t id, uint32_t thread, uint64_t srcloc);
+void model_lock_name(model_t *m, uint32_t id);
+
+/* memory */
+void model_mem_name_payload(model_t *m, uint64_t name);
+void model_mem_alloc(model_t *m, int64_t time, uint32_t thread, uint64_t ptr, uint64_t size, bool named, bool callstack);
+void model_mem_free(model_t *m, int64_t time, uint32_t thread, uint64_t ptr, bool named, bool callstack);
+void model_mem_discard(model_t *m, int64_t time, uint32_t thread, uint64_t name, bool callstack);
+
+/* GPU */
+void model_gpu_new_context(model_t *m, int64_t cpu_time, int64_t gpu_time, uint32_t thread,
+                           float period, uint8_t context, uint8_t flags, uint8_t type);
+void model_gpu_zone_begin(model_t *m, int64_t cpu_time, uint32_t thread, uint16_t query_id,
+                          uint8_t context, uint64_t srcloc, bool alloc, bool callstack, bool serial);
+void model_gpu_zone_end(model_t *m, int64_t cpu_time, uint32_t thread, uint16_t query_id, uint8_t context);
+void model_gpu_time(model_t *m, int64_t gpu_time, uint16_t query_id, uint8_t context);
+void model_gpu_calibration(model_t *m, int64_t gpu_time, int64_t cpu_time, int64_t cpu_delta, uint8_t context);
+void model_gpu_time_sync(model_t *m, int64_t gpu_time, int64_t cpu_time, uint8_t context);
+void model_gpu_context_name(model_t *m, uint8_t context);
+void model_gpu_annotation_name(model_t *m, int64_t note, uint8_t context);
+void model_gpu_zone_annotation(model_t *m, int64_t note, double value, uint32_t thread, uint16_t query_id, uint8_t context);
+
+/* system */
+void model_context_switch(model_t *m, int64_t time, uint32_t old_thread, uint32_t new_thread,
+                          uint8_t cpu, uint8_t wait_reason, uint8_t state);
+void model_thread_wakeup(model_t *m, int64_t time, uint32_t thread, uint8_t cpu);
+void model_tid_to_pid(model_t *m, uint64_t tid, uint64_t pid);
+void model_hw_sample(model_t *m, int kind, uint64_t ip, int64_t time);
+void model_cpu_topology(model_t *m, uint32_t package, uint32_t die, uint32_t core, uint32_t thread);
+void model_param_setup(model_t *m, uint32_t idx, uint64_t name, uint8_t type, int32_t val);
+void model_thread_group_hint(model_t *m, uint32_t thread, int32_t hint);
+
+/* fibers and sections */
+void model_fiber_enter(model_t *m, int64_t time, uint64_t fiber, uint32_t thread, int32_t group_hint);
+void model_fiber_leave(model_t *m, int64_t time, uint32_t thread);
+void model_section_enter(model_t *m, int64_t time, uint32_t id, uint16_t category);
+void model_section_leave(model_t *m, int64_t time, uint32_t id);
+void model_section_setup(model_t *m, uint16_t category);
+
+/* crash */
+void model_crash_report(model_t *m, int64_t time, uint64_t text);
+
+#endif

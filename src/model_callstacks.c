@@ -1,0 +1,365 @@
+/* model_callstacks.c - call stacks and everything resolved from them:
+ * frames (CallstackFrameSize/CallstackFrame answers), symbols, symbol code,
+ * the per-thread and serial call-stack slots, and call-stack samples. */
+#include "model.h"
+
+#include <stdlib.h>
+
+#include "proto.h"
+
+/* Files whose frame is dropped when it is the innermost of several inline
+ * frames: compiler intrinsics headers (as upstream does). */
+static const char *const skip_subframe_files[] = {
+    "/include/arm_neon.h",
+    "/include/adxintrin.h",
+    "/include/ammintrin.h",
+    "/include/amxbf16intrin.h",
+    "/include/amxint8intrin.h",
+    "/include/amxtileintrin.h",
+    "/include/avx2intrin.h",
+    "/include/avx5124fmapsintrin.h",
+    "/include/avx5124vnniwintrin.h",
+    "/include/avx512bf16intrin.h",
+    "/include/avx512bf16vlintrin.h",
+    "/include/avx512bitalgintrin.h",
+    "/include/avx512bwintrin.h",
+    "/include/avx512cdintrin.h",
+    "/include/avx512dqintrin.h",
+    "/include/avx512erintrin.h",
+    "/include/avx512fintrin.h",
+    "/include/avx512ifmaintrin.h",
+    "/include/avx512ifmavlintrin.h",
+    "/include/avx512pfintrin.h",
+    "/include/avx512vbmi2intrin.h",
+    "/include/avx512vbmi2vlintrin.h",
+    "/include/avx512vbmiintrin.h",
+    "/include/avx512vbmivlintrin.h",
+    "/include/avx512vlbwintrin.h",
+    "/include/avx512vldqintrin.h",
+    "/include/avx512vlintrin.h",
+    "/include/avx512vnniintrin.h",
+    "/include/avx512vnnivlintrin.h",
+    "/include/avx512vp2intersectintrin.h",
+    "/include/avx512vp2intersectvlintrin.h",
+    "/include/avx512vpopcntdqintrin.h",
+    "/include/avx512vpopcntdqvlintrin.h",
+    "/include/avxintrin.h",
+    "/include/avxvnniintrin.h",
+    "/include/bmi2intrin.h",
+    "/include/bmiintrin.h",
+    "/include/bmmintrin.h",
+    "/include/cetintrin.h",
+    "/include/cldemoteintrin.h",
+    "/include/clflushoptintrin.h",
+    "/include/clwbintrin.h",
+    "/include/clzerointrin.h",
+    "/include/emmintrin.h",
+    "/include/enqcmdintrin.h",
+    "/include/f16cintrin.h",
+    "/include/fma4intrin.h",
+    "/include/fmaintrin.h",
+    "/include/fxsrintrin.h",
+    "/include/gfniintrin.h",
+    "/include/hresetintrin.h",
+    "/include/ia32intrin.h",
+    "/include/immintrin.h",
+    "/include/keylockerintrin.h",
+    "/include/lwpintrin.h",
+    "/include/lzcntintrin.h",
+    "/include/mmintrin.h",
+    "/include/movdirintrin.h",
+    "/include/mwaitxintrin.h",
+    "/include/nmmintrin.h",
+    "/include/pconfigintrin.h",
+    "/include/pkuintrin.h",
+    "/include/pmmintrin.h",
+    "/include/popcntintrin.h",
+    "/include/prfchwintrin.h",
+    "/include/rdseedintrin.h",
+    "/include/rtmintrin.h",
+    "/include/serializeintrin.h",
+    "/include/sgxintrin.h",
+    "/include/shaintrin.h",
+    "/include/smmintrin.h",
+    "/include/tbmintrin.h",
+    "/include/tmmintrin.h",
+    "/include/tsxldtrkintrin.h",
+    "/include/uintrintrin.h",
+    "/include/vaesintrin.h",
+    "/include/vpclmulqdqintrin.h",
+    "/include/waitpkgintrin.h",
+    "/include/wbnoinvdintrin.h",
+    "/include/wmmintrin.h",
+    "/include/x86gprintrin.h",
+    "/include/x86intrin.h",
+    "/include/xmmintrin.h",
+    "/include/xopintrin.h",
+    "/include/xsavecintrin.h",
+    "/include/xsaveintrin.h",
+    "/include/xsaveoptintrin.h",
+    "/include/xsavesintrin.h",
+    "/include/xtestintrin.h",
+    "/bits/atomic_base.h",
+    "/atomic",
+};
+
+/* CallstackFrameId of a native address (sel = 0): the low 62 bits. */
+static uint64_t pack_pointer(uint64_t ptr) { return ptr & 0x3FFFFFFFFFFFFFFFULL; }
+/* The address back from a packed id: bits 60-61 are copied into 62-63. */
+static uint64_t canonical_pointer(uint64_t id)
+{
+    return (id & 0x3FFFFFFFFFFFFFFFULL) | ((id & 0x3000000000000000ULL) << 2);
+}
+#define FRAME_SEL_CUSTOM (1ULL << 62)
+
+/* QueryCallstackFrame: ask how an address resolves, once per address. */
+static void query_frame(model_t *m, uint64_t addr)
+{
+    bool fresh;
+    hmap_put(&m->frame_map, pack_pointer(addr), 0, &fresh);
+    if (!fresh) return;
+    m->pending_frames++;
+    queryq_push(m->queries, SQ_CALLSTACK_FRAME, addr, 0);
+}
+
+/* Intern a call stack (frame ids, innermost first). Returns its index and
+ * whether it is new. */
+static uint32_t intern_callstack(model_t *m, const uint64_t *ids, size_t n, bool *fresh)
+{
+    uint64_t key = hash_bytes(ids, n * 8);
+    for (;; key++) {
+        uint64_t *v = hmap_get(&m->callstack_map, key);
+        if (!v) break;
+        const uint64_t *cs = m->callstacks.v[*v];
+        if (cs[0] == n && memcmp(cs + 1, ids, n * 8) == 0) {
+            *fresh = false;
+            return (uint32_t)*v;
+        }
+    }
+    uint64_t *cs = xmalloc((n + 1) * 8);
+    cs[0] = n;
+    if (n) memcpy(cs + 1, ids, n * 8);
+    uint32_t idx = (uint32_t)m->callstacks.n;
+    VEC_PUSH(m->callstacks, cs);
+    hmap_put(&m->callstack_map, key, idx, NULL);
+    *fresh = true;
+    return idx;
+}
+
+void model_callstack_payload(model_t *m, const uint8_t *p, size_t n)
+{
+    if (m->pending_callstack) model_failure(m, "a staged call stack was never used");
+    size_t count = n / 8;
+    uint64_t *ids = xmalloc((count ? count : 1) * 8);
+    for (size_t i = 0; i < count; i++) ids[i] = pack_pointer(ld64(p + 8 * i));
+    bool fresh;
+    uint32_t idx = intern_callstack(m, ids, count, &fresh);
+    if (fresh)
+        for (size_t i = 0; i < count; i++) query_frame(m, canonical_pointer(ids[i]));
+    free(ids);
+    m->pending_callstack = idx;
+}
+
+/* A frame of an allocated (Lua-style) call stack: interned by content,
+ * numbered in its own id space (sel = 1), resolved on the spot. */
+static uint64_t custom_frame(model_t *m, uint32_t line, uint32_t name, uint32_t file)
+{
+    uint64_t k[3] = { line, name, file };
+    uint64_t key = hash_bytes(k, sizeof k);
+    for (;; key++) {
+        uint64_t *v = hmap_get(&m->custom_frame_map, key);
+        if (!v) break;
+        uint64_t *fd = hmap_get(&m->frame_map, *v);
+        const cs_frame_t *f = fd && *fd ? m->frame_data.v[*fd - 1].frames : NULL;
+        if (f && f->line == line && f->name == name && f->file == file) return *v;
+    }
+    uint64_t id = (m->next_custom_frame++ & 0x3FFFFFFFFFFFFFFFULL) | FRAME_SEL_CUSTOM;
+    cs_frame_data_t fd = { .id = id, .image = 0, .size = 1 };
+    fd.frames = xmalloc(sizeof *fd.frames);
+    fd.frames[0] = (cs_frame_t){ .name = name, .file = file, .line = line, .sym_addr = 0 };
+    VEC_PUSH(m->frame_data, fd);
+    hmap_put(&m->frame_map, id, m->frame_data.n, NULL);
+    hmap_put(&m->custom_frame_map, key, id, NULL);
+    return id;
+}
+
+void model_callstack_alloc_payload(model_t *m, const uint8_t *p, size_t n)
+{
+    const uint8_t *end = p + n;
+    if (n < 1) {
+        model_failure(m, "empty allocated call stack payload");
+        return;
+    }
+    uint8_t count = *p++;
+    uint64_t ids[64 + 256];
+    size_t k = 0;
+    for (uint8_t i = 0; i < count && k < 64; i++) {
+        if (end - p < 6) break;
+        uint32_t line = ld32(p);
+        uint16_t a = ld16(p + 4);
+        p += 6;
+        if (end - p < a + 2) break;
+        uint32_t name = model_store_string(m, p, a);
+        p += a;
+        uint16_t b = ld16(p);
+        p += 2;
+        if (end - p < b) break;
+        uint32_t file = model_store_string(m, p, b);
+        p += b;
+        ids[k++] = custom_frame(m, line, name, file);
+    }
+    size_t total = k;
+    uint64_t *all = ids;
+    uint64_t *joined = NULL;
+    if (m->pending_callstack) {
+        const uint64_t *native = m->callstacks.v[m->pending_callstack];
+        joined = xmalloc((k + native[0] + 1) * 8);
+        memcpy(joined, ids, k * 8);
+        memcpy(joined + k, native + 1, native[0] * 8);
+        total = k + native[0];
+        all = joined;
+    }
+    bool fresh;
+    uint32_t idx = intern_callstack(m, all, total, &fresh);
+    if (fresh)
+        for (size_t i = 0; i < total; i++)
+            if (!(all[i] & FRAME_SEL_CUSTOM)) query_frame(m, canonical_pointer(all[i]));
+    free(joined);
+    m->pending_callstack = idx;
+}
+
+void model_callstack(model_t *m)
+{
+    thread_t *t = model_current_thread(m);
+    if (!m->pending_callstack) model_failure(m, "Callstack without a call stack payload");
+    t->next_callstack = m->pending_callstack;
+    m->pending_callstack = 0;
+}
+
+void model_callstack_serial(model_t *m)
+{
+    if (!m->pending_callstack) model_failure(m, "CallstackSerial without a call stack payload");
+    m->serial_callstack = m->pending_callstack;
+    m->pending_callstack = 0;
+}
+
+/* ---- frame resolution answers ------------------------------------------------ */
+
+void model_callstack_frame_size(model_t *m, uint64_t ptr, uint8_t size)
+{
+    query_credit(m->queries);
+    if (m->pending_frames) m->pending_frames--;
+    m->pending_subframes = size;
+    int64_t image = model_take_single_string(m);
+    uint64_t *v = hmap_get(&m->frame_map, pack_pointer(ptr));
+    m->staging_active = v && *v == 0 && size > 0;
+    if (!m->staging_active) return;     /* duplicate or unasked: consume and ignore */
+    free(m->staging_frame.frames);
+    m->staging_frame = (cs_frame_data_t){ .id = pack_pointer(ptr), .size = size };
+    m->staging_frame.image = image >= 0 ? (uint32_t)image + 1 : 0;
+    m->staging_frame.frames = xcalloc(size, sizeof *m->staging_frame.frames);
+    m->staging_ptr = ptr;
+}
+
+static bool skip_subframe(const char *file)
+{
+    size_t flen = strlen(file);
+    for (size_t i = 0; i < sizeof skip_subframe_files / sizeof skip_subframe_files[0]; i++) {
+        size_t len = strlen(skip_subframe_files[i]);
+        if (flen >= len && memcmp(file + flen - len, skip_subframe_files[i], len) == 0) return true;
+    }
+    return false;
+}
+
+void model_callstack_frame(model_t *m, uint32_t line, uint64_t sym_addr, uint32_t sym_len)
+{
+    int64_t name = model_take_single_string(m);
+    int64_t file = model_take_second_string(m);
+    if (m->pending_subframes == 0) {
+        model_failure(m, "CallstackFrame that no CallstackFrameSize announced");
+        return;
+    }
+    if (!m->staging_active) {
+        m->pending_subframes--;
+        return;
+    }
+    if (name < 0) name = model_store_string(m, "", 0);
+    if (file < 0) file = model_store_string(m, "", 0);
+    cs_frame_data_t *st = &m->staging_frame;
+    uint32_t idx = st->size - m->pending_subframes;
+    if (m->pending_subframes > 1 && idx == 0 && skip_subframe(strtab_get(&m->strings, (uint32_t)file))) {
+        m->pending_subframes--;
+        st->size--;
+        return;
+    }
+    st->frames[idx] = (cs_frame_t){ .name = (uint32_t)name, .file = (uint32_t)file, .line = line,
+                                    .sym_addr = sym_addr };
+    if (sym_addr && !hmap_get(&m->symbol_map, sym_addr) && !hmap_get(&m->pending_symbols, sym_addr)) {
+        symbol_pending_t sp = { .name = (uint32_t)name + 1, .image = st->image, .file = (uint32_t)file + 1,
+                                .line = line, .size = sym_len, .is_inline = idx < (uint32_t)st->size - 1 };
+        hmap_put(&m->pending_symbols, sym_addr, m->symbols_pending.n, NULL);
+        VEC_PUSH(m->symbols_pending, sp);
+        queryq_push(m->queries, SQ_SYMBOL, sym_addr, 0);
+    }
+    if (!hmap_get(&m->checked_file_idx, (uint64_t)file)) model_cache_source_idx(m, (uint32_t)file, st->image);
+
+    if (--m->pending_subframes == 0) {
+        VEC_PUSH(m->frame_data, *st);
+        *hmap_get(&m->frame_map, st->id) = m->frame_data.n;
+        hmap_put(&m->code_symbol_map, m->staging_ptr, st->frames[0].sym_addr, NULL);
+        st->frames = NULL;
+        m->staging_active = false;
+    }
+}
+
+void model_symbol_information(model_t *m, uint32_t line, uint64_t sym_addr)
+{
+    query_credit(m->queries);
+    int64_t file = model_take_single_string(m);
+    uint64_t *pv = hmap_get(&m->pending_symbols, sym_addr);
+    if (!pv) return;
+    symbol_pending_t sp = m->symbols_pending.v[*pv];
+    hmap_del(&m->pending_symbols, sym_addr);
+    if (file < 0) file = model_store_string(m, "", 0);
+    symbol_t s = { .name = sp.name, .file = (uint32_t)file + 1, .line = line, .image = sp.image,
+                   .call_file = sp.file, .call_line = sp.line, .is_inline = sp.is_inline, .size = sp.size };
+    hmap_put(&m->symbol_map, sym_addr, m->symbols.n, NULL);
+    VEC_PUSH(m->symbols, s);
+    VEC_PUSH(m->symbol_addrs, sym_addr);
+    if (m->code_transfer && sp.size > 0 && sp.size <= 128 * 1024) {
+        m->pending_symbol_code++;
+        queryq_push(m->queries, SQ_SYMBOL_CODE, sym_addr, sp.size);
+    }
+    if (!hmap_get(&m->checked_file_idx, (uint64_t)file)) model_cache_source_idx(m, (uint32_t)file, sp.image);
+    if (m->pending_symbols.n == 0) m->symbols_pending.n = 0;
+}
+
+void model_symbol_code(model_t *m, uint64_t ptr, const uint8_t *p, size_t n)
+{
+    query_credit(m->queries);
+    if (m->pending_symbol_code) m->pending_symbol_code--;
+    bytes_t code = {0};
+    bytes_put(&code, p, n);
+    VEC_PUSH(m->symbol_code_addrs, ptr);
+    VEC_PUSH(m->symbol_code, code);
+}
+
+void model_symbol_code_unavailable(model_t *m)
+{
+    query_credit(m->queries);
+    if (m->pending_symbol_code) m->pending_symbol_code--;
+}
+
+/* ---- samples -------------------------------------------------------------------- */
+
+void model_callstack_sample(model_t *m, uint32_t thread, int64_t ticks, bool ctx_switch)
+{
+    uint32_t cs = m->pending_callstack;
+    m->pending_callstack = 0;
+    const int64_t t = ticks == 0 ? 0 : model_time(m, ticks);
+    model_raise_time(m, t);
+    model_notice_thread(m, thread);
+    (void)cs;
+    (void)ctx_switch;
+    /* The samples themselves are kept by the sampling work of issue 3. */
+}

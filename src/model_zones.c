@@ -1,0 +1,255 @@
+/* model_zones.c - CPU zones: begin/end, text, name, colour, value and
+ * validation, stored as a compact per-thread log.
+ *
+ * A thread's zones arrive as begin/end events in depth-first order, which
+ * is the order of the file's timeline. Instead of a node per zone we append
+ * small varint records to the thread's log (a few bytes per zone); the
+ * writer replays it. The end record carries what only the end knows: the
+ * number of children and the zone-extra index. */
+#include "model.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define ZLOG_MAX_RECORD 32
+#define ZLOG_FIRST_CHUNK 4096
+#define ZLOG_MAX_CHUNK (1u << 20)
+
+/* Room for one record at the tail of the thread's log. */
+static uint8_t *zlog_reserve(thread_t *t)
+{
+    zchunk_t *c = t->log_tail;
+    if (!c || c->cap - c->used < ZLOG_MAX_RECORD) {
+        uint32_t cap = c ? (c->cap < ZLOG_MAX_CHUNK ? c->cap * 2 : ZLOG_MAX_CHUNK) : ZLOG_FIRST_CHUNK;
+        zchunk_t *n = xmalloc(sizeof *n + cap);
+        n->next = NULL;
+        n->used = 0;
+        n->cap = cap;
+        if (c) c->next = n;
+        else t->log_head = n;
+        t->log_tail = n;
+        t->log_bytes += sizeof *n + cap;
+        c = n;
+    }
+    return c->data + c->used;
+}
+
+static void zlog_commit(thread_t *t, const uint8_t *end)
+{
+    t->log_tail->used = (uint32_t)(end - t->log_tail->data);
+}
+
+static void zlog_begin(thread_t *t, int16_t srcloc, int64_t start)
+{
+    uint8_t *p = zlog_reserve(t), *q = p;
+    *q++ = ZL_BEGIN;
+    q += varint_put(q, zigzag(srcloc));
+    q += varint_put(q, zigzag(start - t->log_ref));
+    t->log_ref = start;
+    zlog_commit(t, q);
+}
+
+static void zlog_end(thread_t *t, int64_t end, uint32_t nchild, uint32_t extra)
+{
+    uint8_t *p = zlog_reserve(t), *q = p;
+    *q++ = (nchild || extra) ? ZL_END_INFO : ZL_END;
+    q += varint_put(q, zigzag(end - t->log_ref));
+    if (nchild || extra) {
+        q += varint_put(q, nchild);
+        q += varint_put(q, extra);
+    }
+    t->log_ref = end;
+    zlog_commit(t, q);
+}
+
+void zlog_reader_init(zlog_reader_t *r, const thread_t *t)
+{
+    r->chunk = t->log_head;
+    r->p = r->chunk ? r->chunk->data : NULL;
+    r->end = r->chunk ? r->chunk->data + r->chunk->used : NULL;
+    r->ref = 0;
+}
+
+bool zlog_next(zlog_reader_t *r, zlog_rec_t *rec)
+{
+    while (r->chunk && r->p == r->end) {
+        r->chunk = r->chunk->next;
+        r->p = r->chunk ? r->chunk->data : NULL;
+        r->end = r->chunk ? r->chunk->data + r->chunk->used : NULL;
+    }
+    if (!r->chunk) return false;
+    const uint8_t *p = r->p;
+    uint8_t tag = *p++;
+    if (tag == ZL_BEGIN) {
+        rec->kind = ZL_BEGIN;
+        rec->srcloc = (int16_t)unzigzag(varint_get(&p));
+        r->ref += unzigzag(varint_get(&p));
+        rec->time = r->ref;
+        rec->nchild = rec->extra = 0;
+    } else {
+        rec->kind = ZL_END;
+        r->ref += unzigzag(varint_get(&p));
+        rec->time = r->ref;
+        rec->srcloc = 0;
+        rec->nchild = rec->extra = 0;
+        if (tag == ZL_END_INFO) {
+            rec->nchild = (uint32_t)varint_get(&p);
+            rec->extra = (uint32_t)varint_get(&p);
+        }
+    }
+    r->p = p;
+    return true;
+}
+
+/* ---- begin and end -------------------------------------------------------------- */
+
+/* NewZone: append the zone to the current thread's timeline. */
+static void new_zone(model_t *m, int64_t start, int16_t srcloc)
+{
+    thread_t *t = model_current_thread(m);
+    m->zone_count++;
+    t->zone_count++;
+    if (t->stack.n) {
+        open_zone_t *parent = &t->stack.v[t->stack.n - 1];
+        if (parent->nchild++ == 0) m->zone_parents++;
+    }
+    open_zone_t z = { .start = start, .srcloc = srcloc, .zone_id = t->next_zone_id };
+    VEC_PUSH(t->stack, z);
+    t->next_zone_id = 0;
+    zlog_begin(t, srcloc, start);
+}
+
+static zone_extra_t *request_extra(model_t *m, open_zone_t *z)
+{
+    if (!z->extra) {
+        zone_extra_t e = {0};
+        z->extra = (uint32_t)m->zone_extras.n;
+        VEC_PUSH(m->zone_extras, e);
+    }
+    return &m->zone_extras.v[z->extra];
+}
+
+/* Attach and clear the thread's pending per-thread callstack. */
+static void attach_callstack(model_t *m)
+{
+    thread_t *t = model_current_thread(m);
+    open_zone_t *z = &t->stack.v[t->stack.n - 1];
+    request_extra(m, z)->callstack = t->next_callstack;
+    t->next_callstack = 0;
+}
+
+void model_zone_begin(model_t *m, int64_t ticks, uint64_t srcloc, bool callstack)
+{
+    model_check_source_location(m, srcloc);
+    const int64_t start = model_time(m, ticks);
+    new_zone(m, start, model_shrink_srcloc(m, srcloc));
+    model_raise_time(m, start);
+    if (callstack) attach_callstack(m);
+}
+
+void model_zone_begin_alloc(model_t *m, int64_t ticks, bool callstack)
+{
+    const int64_t start = model_time(m, ticks);
+    if (m->pending_payload_srcloc == 0) {
+        model_failure(m, "zone begin with a dynamic source location that never arrived");
+        return;
+    }
+    new_zone(m, start, m->pending_payload_srcloc);
+    m->pending_payload_srcloc = 0;
+    model_raise_time(m, start);
+    if (callstack) attach_callstack(m);
+}
+
+void model_zone_end(model_t *m, int64_t ticks)
+{
+    thread_t *t = model_current_thread(m);
+    if (t->stack.n == 0) {
+        model_failure(m, "zone ended twice on thread %" PRIu64, t->id);
+        return;
+    }
+    open_zone_t z = t->stack.v[--t->stack.n];
+    if (z.zone_id != t->next_zone_id)
+        model_failure(m, "zone begin/end mismatch on thread %" PRIu64 " (C API zone ids %u and %u)",
+                      t->id, z.zone_id, t->next_zone_id);
+    t->next_zone_id = 0;
+    const int64_t end = model_time(m, ticks);
+    if (end < z.start) model_failure(m, "zone on thread %" PRIu64 " ends before it starts", t->id);
+    zlog_end(t, end, z.nchild, z.extra);
+    uint64_t *count = rhorder_find(&m->srcloc_counts, (uint64_t)(int64_t)z.srcloc);
+    if (count) (*count)++;
+    model_raise_time(m, end);
+}
+
+void model_zone_validation(model_t *m, uint32_t id)
+{
+    model_current_thread(m)->next_zone_id = id;
+}
+
+/* The innermost open zone that a ZoneText/Name/Color/Value applies to, or
+ * NULL (an instrumentation failure upstream). */
+static open_zone_t *annotated_zone(model_t *m, const char *what)
+{
+    thread_t *t = m->cur_thread ? m->cur_thread : model_find_thread(m, m->cur_thread_id);
+    if (t) m->cur_thread = t;
+    if (t && t->fiber) t = t->fiber;
+    if (!t || t->stack.n == 0 || t->next_zone_id != t->stack.v[t->stack.n - 1].zone_id) {
+        model_failure(m, "%s without an open zone on thread %" PRIu64, what, m->cur_thread_id);
+        return NULL;
+    }
+    t->next_zone_id = 0;
+    return &t->stack.v[t->stack.n - 1];
+}
+
+/* Set a zone's text, or append it after a newline (upstream joins the
+ * strings up to their first NUL). */
+static void append_text(model_t *m, open_zone_t *z, const char *s, size_t n)
+{
+    zone_extra_t *e = request_extra(m, z);
+    if (!e->text) {
+        e->text = model_store_string(m, s, n) + 1;
+        return;
+    }
+    const char *old = strtab_get(&m->strings, e->text - 1);
+    size_t len0 = strlen(old), len1 = strnlen(s, n);
+    char *buf = xmalloc(len0 + len1 + 1);
+    memcpy(buf, old, len0);
+    buf[len0] = '\n';
+    memcpy(buf + len0 + 1, s, len1);
+    uint32_t idx = model_store_string(m, buf, len0 + len1 + 1);
+    free(buf);
+    e = &m->zone_extras.v[z->extra];
+    e->text = idx + 1;
+}
+
+void model_zone_text(model_t *m)
+{
+    open_zone_t *z = annotated_zone(m, "ZoneText");
+    int64_t s = model_take_single_string(m);
+    if (!z || s < 0) return;
+    append_text(m, z, strtab_get(&m->strings, (uint32_t)s), strtab_len(&m->strings, (uint32_t)s));
+}
+
+void model_zone_name(model_t *m)
+{
+    open_zone_t *z = annotated_zone(m, "ZoneName");
+    int64_t s = model_take_single_string(m);
+    if (!z || s < 0) return;
+    request_extra(m, z)->name = (uint32_t)s + 1;
+}
+
+void model_zone_color(model_t *m, uint8_t r, uint8_t g, uint8_t b)
+{
+    open_zone_t *z = annotated_zone(m, "ZoneColor");
+    if (!z) return;
+    request_extra(m, z)->color = ((uint32_t)b << 16) | ((uint32_t)g << 8) | r;
+}
+
+void model_zone_value(model_t *m, uint64_t value)
+{
+    open_zone_t *z = annotated_zone(m, "ZoneValue");
+    if (!z) return;
+    char tmp[64];
+    int n = snprintf(tmp, sizeof tmp, "%" PRIu64 " [0x%" PRIx64 "]", value, value);
+    append_text(m, z, tmp, (size_t)n);
+}

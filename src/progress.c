@@ -1,0 +1,212 @@
+/* progress.c - console output (see progress.h). */
+#include "progress.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "capture.h"
+
+static struct {
+    bool out_color, err_color;
+} console;
+
+#define C_RESET "\033[0m"
+#define C_BOLD "\033[1m"
+#define C_RED "\033[31m"
+#define C_GREEN "\033[32m"
+#define C_YELLOW "\033[33m"
+#define C_CYAN "\033[36m"
+#define ERASE_LINE "\033[2K"
+
+void console_init(void)
+{
+    const char *nc = getenv("NO_COLOR");
+    const bool color_ok = !(nc && nc[0]);
+    console.out_color = color_ok && isatty(STDOUT_FILENO);
+    console.err_color = color_ok && isatty(STDERR_FILENO);
+}
+
+static void diag(const char *color, const char *label, const char *fmt, va_list ap)
+{
+    fflush(stdout);
+    if (console.err_color) fprintf(stderr, "%s%stracy-capture: %s:%s ", C_BOLD, color, label, C_RESET);
+    else fprintf(stderr, "tracy-capture: %s: ", label);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void diag_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag(C_RED, "error", fmt, ap);
+    va_end(ap);
+}
+
+void diag_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag(C_YELLOW, "warning", fmt, ap);
+    va_end(ap);
+}
+
+void diag_note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag(C_CYAN, "note", fmt, ap);
+    va_end(ap);
+}
+
+/* ---- formatting ---------------------------------------------------------------- */
+
+const char *fmt_time(char *buf, size_t len, int64_t ns)
+{
+    const char *sign = ns < 0 ? "-" : "";
+    uint64_t a = ns < 0 ? (uint64_t)-ns : (uint64_t)ns;
+    if (a < 1000) snprintf(buf, len, "%s%llu ns", sign, (unsigned long long)a);
+    else if (a < 1000000ULL) snprintf(buf, len, "%s%.2f us", sign, a / 1e3);
+    else if (a < 1000000000ULL) snprintf(buf, len, "%s%.2f ms", sign, a / 1e6);
+    else if (a < 60000000000ULL) snprintf(buf, len, "%s%.2f s", sign, a / 1e9);
+    else {
+        uint64_t s = a / 1000000000ULL;
+        if (s < 3600) snprintf(buf, len, "%s%llu:%05.2f", sign, (unsigned long long)(s / 60), (a % 60000000000ULL) / 1e9);
+        else snprintf(buf, len, "%s%llu:%02llu:%02llu", sign, (unsigned long long)(s / 3600),
+                      (unsigned long long)(s / 60 % 60), (unsigned long long)(s % 60));
+    }
+    return buf;
+}
+
+const char *fmt_size(char *buf, size_t len, uint64_t b)
+{
+    if (b < 10000) snprintf(buf, len, "%llu bytes", (unsigned long long)b);
+    else if (b < 10000ULL * 1024) snprintf(buf, len, "%.2f KB", b / 1024.0);
+    else if (b < 10000ULL * 1024 * 1024) snprintf(buf, len, "%.2f MB", b / (1024.0 * 1024));
+    else snprintf(buf, len, "%.2f GB", b / (1024.0 * 1024 * 1024));
+    return buf;
+}
+
+const char *fmt_count(char *buf, size_t len, uint64_t n)
+{
+    char tmp[32];
+    int digits = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)n);
+    size_t o = 0;
+    for (int i = 0; i < digits && o + 2 < len; i++) {
+        if (i && (digits - i) % 3 == 0) buf[o++] = ',';
+        buf[o++] = tmp[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+/* ---- progress -------------------------------------------------------------------- */
+
+void progress_connecting(capture_t *c)
+{
+    const char *a = c->opts->address;
+    if (strchr(a, ':')) printf("Connecting to [%s]:%s...", a, c->opts->port);
+    else printf("Connecting to %s:%s...", a, c->opts->port);
+    fflush(stdout);
+}
+
+void progress_connected(capture_t *c)
+{
+    char t[32];
+    printf("\nTimer resolution: %s\n", fmt_time(t, sizeof t, c->session.model.resolution));
+    fflush(stdout);
+    c->rate_t = uv_hrtime();
+    c->rate_bytes = c->rx_bytes;
+}
+
+void progress_handshake_wait(capture_t *c)
+{
+    (void)c;
+    progress_clear(c);
+    diag_note("connected, but the client has not answered the handshake yet; another capture may be "
+              "connected to it (the client serves one at a time)");
+}
+
+void progress_stopping(capture_t *c)
+{
+    progress_clear(c);
+    diag_note("%s: asking the client to end the session (press Ctrl-C again to stop waiting)", c->stop_reason);
+}
+
+void progress_clear(capture_t *c)
+{
+    if (c->progress_shown) {
+        printf(console.out_color ? "\r" ERASE_LINE : "\n");
+        fflush(stdout);
+        c->progress_shown = false;
+    }
+}
+
+void progress_update(capture_t *c)
+{
+    const uint64_t now = uv_hrtime();
+    if (now - c->rate_t >= 200000000ULL) {
+        c->rate_mbps = (double)(c->rx_bytes - c->rate_bytes) * 8.0 / ((double)(now - c->rate_t) / 1e9) / 1e6;
+        c->rate_t = now;
+        c->rate_bytes = c->rx_bytes;
+    }
+    const session_t *s = &c->session;
+    const double ratio = s->frames.decompressed ? (double)s->frames.compressed / (double)s->frames.decompressed : 1.0;
+    char rx[32], mem[32], span[32], backlog[32];
+    fmt_size(rx, sizeof rx, c->rx_bytes);
+    fmt_size(mem, sizeof mem, process_rss());
+    fmt_time(span, sizeof span, s->model.last_time);
+    fmt_count(backlog, sizeof backlog, queryq_waiting(&s->queries));
+    const bool col = console.out_color;
+    printf("\r%s%s%7.2f Mbps%s / %5.1f%% = %7.2f Mbps | Rx: %s | Mem: %s | %s | %s query backlog",
+           col ? ERASE_LINE : "", col ? C_CYAN C_BOLD : "", c->rate_mbps, col ? C_RESET : "", ratio * 100.0,
+           ratio > 0 ? c->rate_mbps / ratio : 0.0, rx, mem, span, backlog);
+    fflush(stdout);
+    c->progress_shown = true;
+}
+
+/* ---- summary ------------------------------------------------------------------------ */
+
+void summary_capture(capture_t *c)
+{
+    progress_clear(c);
+    const model_t *m = &c->session.model;
+    char frames[32], span[32], zones[32], elapsed[32];
+    const uint64_t t_end = c->t_end ? c->t_end : uv_hrtime();
+    const uint64_t t0 = c->t_connected ? c->t_connected : c->t_start;
+    fmt_count(frames, sizeof frames, m->nframesets ? m->framesets[0]->frames.n : 0);
+    fmt_time(span, sizeof span, m->last_time - (m->on_demand && m->nframesets && m->framesets[0]->frames.n > 2
+                                                    ? m->framesets[0]->frames.v[2].start : 0));
+    fmt_count(zones, sizeof zones, m->zone_count);
+    fmt_time(elapsed, sizeof elapsed, (int64_t)(t_end - t0));
+    printf("Frames: %s\nTime span: %s\nZones: %s\nElapsed time: %s\n", frames, span, zones, elapsed);
+    fflush(stdout);
+}
+
+void summary_saving(capture_t *c)
+{
+    (void)c;
+    printf("Saving trace...");
+    fflush(stdout);
+}
+
+void summary_saved(capture_t *c, uint64_t file_bytes, uint64_t payload_bytes, double seconds)
+{
+    (void)c;
+    char size[32], t[32];
+    printf("%s done!%s\n", console.out_color ? C_GREEN C_BOLD : "", console.out_color ? C_RESET : "");
+    printf("Trace size %s (%.2f%% ratio), saved in %s\n", fmt_size(size, sizeof size, file_bytes),
+           payload_bytes ? 100.0 * (double)file_bytes / (double)payload_bytes : 0.0,
+           fmt_time(t, sizeof t, (int64_t)(seconds * 1e9)));
+    fflush(stdout);
+}
+
+void summary_save_failed(capture_t *c)
+{
+    (void)c;
+    printf("%s failed!%s\n", console.out_color ? C_RED C_BOLD : "", console.out_color ? C_RESET : "");
+    fflush(stdout);
+}

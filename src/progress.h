@@ -1,0 +1,35 @@
+/* progress.h - everything the user sees on the console: the connecting
+ * line, the progress line (on a terminal only), diagnostics on stderr
+ * (coloured on a terminal unless NO_COLOR is set) and the final summary. */
+#ifndef TC_PROGRESS_H
+#define TC_PROGRESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct capture;
+
+void console_init(void);
+void diag_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void diag_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void diag_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+void progress_connecting(struct capture *c);
+void progress_connected(struct capture *c);
+void progress_handshake_wait(struct capture *c);
+void progress_stopping(struct capture *c);
+void progress_update(struct capture *c);
+/* End the progress line before other output. */
+void progress_clear(struct capture *c);
+
+void summary_capture(struct capture *c);
+void summary_saving(struct capture *c);
+void summary_saved(struct capture *c, uint64_t file_bytes, uint64_t payload_bytes, double seconds);
+void summary_save_failed(struct capture *c);
+
+/* Human-readable quantities into buf (returns buf). */
+const char *fmt_time(char *buf, size_t len, int64_t ns);
+const char *fmt_size(char *buf, size_t len, uint64_t bytes);
+const char *fmt_count(char *buf, size_t len, uint64_t n);
+
+#endif

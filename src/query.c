@@ -1,0 +1,81 @@
+/* query.c - query queue and flow control (see query.h). */
+#include "query.h"
+
+#include <stdlib.h>
+
+#include "proto.h"
+
+void queryq_init(queryq_t *q, int64_t space, query_sink_fn sink, void *ctx)
+{
+    *q = (queryq_t){0};
+    q->space = space;
+    q->sink = sink;
+    q->sink_ctx = ctx;
+}
+
+void queryq_free(queryq_t *q)
+{
+    VEC_FREE(q->prio);
+    VEC_FREE(q->normal);
+}
+
+void queryq_push(queryq_t *q, uint8_t type, uint64_t ptr, uint32_t extra)
+{
+    query_t x = { .type = type, .extra = extra, .ptr = ptr };
+    if (type < 16) q->issued[type]++;
+    if (type < SQ_PRIO_LIMIT) VEC_PUSH(q->prio, x);
+    else VEC_PUSH(q->normal, x);
+}
+
+void query_encode(uint8_t out[13], uint8_t type, uint64_t ptr, uint32_t extra)
+{
+    out[0] = type;
+    memcpy(out + 1, &ptr, 8);
+    memcpy(out + 9, &extra, 4);
+}
+
+/* Send up to `space` queries from one queue and compact it. */
+static void flush_one(queryq_t *q, query_t *v, size_t *n, size_t *head)
+{
+    size_t waiting = *n - *head;
+    if (q->space <= 0 || waiting == 0) return;
+    size_t count = waiting < (size_t)q->space ? waiting : (size_t)q->space;
+    uint8_t buf[13 * 256];
+    size_t i = 0;
+    while (i < count) {
+        size_t chunk = count - i < 256 ? count - i : 256;
+        for (size_t k = 0; k < chunk; k++) {
+            const query_t *x = &v[*head + i + k];
+            query_encode(buf + 13 * k, x->type, x->ptr, x->extra);
+        }
+        if (q->sink) q->sink(q->sink_ctx, buf, 13 * chunk);
+        i += chunk;
+    }
+    q->sent += count;
+    q->space -= (int64_t)count;
+    *head += count;
+    if (*head == *n) *n = *head = 0;
+    else if (*head > 4096 && *head * 2 > *n) {
+        memmove(v, v + *head, (*n - *head) * sizeof *v);
+        *n -= *head;
+        *head = 0;
+    }
+}
+
+void queryq_flush(queryq_t *q)
+{
+    flush_one(q, q->prio.v, &q->prio.n, &q->prio_head);
+    flush_one(q, q->normal.v, &q->normal.n, &q->normal_head);
+}
+
+size_t queryq_waiting(const queryq_t *q)
+{
+    return (q->prio.n - q->prio_head) + (q->normal.n - q->normal_head);
+}
+
+int64_t query_space_for_sndbuf(size_t sndbuf)
+{
+    size_t n = sndbuf / PROTO_QUERY_PACKET_SIZE;
+    if (n > 8192) n = 8192;
+    return (int64_t)n - 4;
+}

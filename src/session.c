@@ -1,0 +1,115 @@
+/* session.c - handshake answer, welcome and frame stream of one session
+ * (see session.h). */
+#include "session.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void session_init(session_t *s, query_sink_fn sink, void *sink_ctx)
+{
+    memset(s, 0, sizeof *s);
+    s->state = SESSION_HANDSHAKE;
+    s->need = 1;
+    queryq_init(&s->queries, query_space_for_sndbuf(16384), sink, sink_ctx);
+    model_init(&s->model, &s->queries);
+    event_decoder_init(&s->events, &s->model);
+}
+
+void session_free(session_t *s)
+{
+    model_free(&s->model);
+    queryq_free(&s->queries);
+    if (s->welcomed) frame_decoder_free(&s->frames);
+}
+
+void session_set_query_space(session_t *s, int64_t space)
+{
+    s->queries.space = space;
+}
+
+bool session_waiting(const session_t *s, char *why, size_t whylen)
+{
+    const model_t *m = &s->model;
+    /* After a Disconnect the client drops asynchronous answers and open
+     * zones are expected; after a crash the zones are never closed. */
+    return model_pending_work(m, !m->crashed && !s->disconnecting, s->disconnecting, why, whylen);
+}
+
+/* Called for each decompressed frame. */
+static int on_frame(void *ctx, const uint8_t *data, size_t n)
+{
+    session_t *s = ctx;
+    size_t where = 0;
+    char err[256];
+    if (event_decode_frame(&s->events, data, n, &where, err, sizeof err) < 0) {
+        snprintf(s->err, sizeof s->err, "frame %llu at stream offset %llu, byte %zu of %zu decompressed: %s",
+                 (unsigned long long)s->frames.frames, (unsigned long long)s->frames.frame_offset,
+                 where, n, err);
+        return -1;
+    }
+    queryq_flush(&s->queries);
+    if (s->model.terminate && !session_waiting(s, NULL, 0)) {
+        s->state = SESSION_COMPLETE;
+        return 1;
+    }
+    return 0;
+}
+
+/* Consume handshake bytes; returns how many were used. */
+static size_t feed_handshake(session_t *s, const uint8_t *p, size_t n)
+{
+    size_t used = 0;
+    while (used < n && s->state == SESSION_HANDSHAKE) {
+        size_t take = s->need - s->have < n - used ? s->need - s->have : n - used;
+        if (s->need == 1) {
+            s->status = p[used];
+            used++;
+            if (s->status != HS_WELCOME) {
+                s->state = SESSION_REJECTED;
+                break;
+            }
+            s->need = PROTO_WELCOME_SIZE;
+            s->have = 0;
+            continue;
+        }
+        memcpy(s->welcome + s->have, p + used, take);
+        s->have += take;
+        used += take;
+        if (s->have < s->need) break;
+        if (s->need == PROTO_WELCOME_SIZE && (s->welcome[64] & WF_ON_DEMAND)) {
+            s->need += PROTO_ONDEMAND_SIZE;
+            continue;
+        }
+        model_welcome(&s->model, s->welcome);
+        if (s->need > PROTO_WELCOME_SIZE) model_on_demand(&s->model, s->welcome + PROTO_WELCOME_SIZE);
+        frame_decoder_init(&s->frames, 1 + s->need);
+        s->welcomed = true;
+        s->state = SESSION_STREAMING;
+    }
+    return used;
+}
+
+session_state_t session_feed(session_t *s, const uint8_t *p, size_t n)
+{
+    s->bytes += n;
+    if (s->state == SESSION_HANDSHAKE) {
+        size_t used = feed_handshake(s, p, n);
+        p += used;
+        n -= used;
+    }
+    if (s->state != SESSION_STREAMING || n == 0) return s->state;
+    int rc = frame_feed(&s->frames, p, n, on_frame, s);
+    if (rc < 0) {
+        if (!s->err[0]) snprintf(s->err, sizeof s->err, "%s", s->frames.err);
+        s->state = SESSION_BROKEN;
+    }
+    return s->state;
+}
+
+void session_request_disconnect(session_t *s)
+{
+    if (s->disconnecting || s->state != SESSION_STREAMING) return;
+    s->disconnecting = true;
+    queryq_push(&s->queries, SQ_DISCONNECT, 0, 0);
+    queryq_flush(&s->queries);
+}

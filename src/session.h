@@ -1,0 +1,55 @@
+/* session.h - one capture session, independent of where its bytes come
+ * from: handshake answer, welcome message, on-demand payload, then the LZ4
+ * frame stream, decoded into the model; queries go out through a sink.
+ *
+ * The connection (conn.c) feeds what the socket delivers; a later recovery
+ * path can feed a recorded stream the same way. */
+#ifndef TC_SESSION_H
+#define TC_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "frame.h"
+#include "model.h"
+#include "proto.h"
+#include "query.h"
+
+typedef enum {
+    SESSION_HANDSHAKE,   /* waiting for status byte / welcome */
+    SESSION_STREAMING,   /* frames flowing */
+    SESSION_COMPLETE,    /* client terminated and every answer is in */
+    SESSION_REJECTED,    /* status byte was not Welcome (see status) */
+    SESSION_BROKEN,      /* undecodable data; err says what and where */
+} session_state_t;
+
+typedef struct {
+    session_state_t state;
+    uint8_t status;              /* handshake status byte received */
+    uint8_t welcome[PROTO_WELCOME_SIZE + PROTO_ONDEMAND_SIZE];
+    size_t have, need;           /* handshake bytes */
+    bool welcomed;
+    model_t model;
+    queryq_t queries;
+    event_decoder_t events;
+    frame_decoder_t frames;
+    uint64_t bytes;              /* client bytes fed */
+    bool disconnecting;          /* we asked the client to disconnect */
+    char err[512];
+} session_t;
+
+void session_init(session_t *s, query_sink_fn sink, void *sink_ctx);
+void session_free(session_t *s);
+/* Feed bytes from the client; returns the new state. */
+session_state_t session_feed(session_t *s, const uint8_t *p, size_t n);
+/* The query space, computed by the transport from its send buffer. */
+void session_set_query_space(session_t *s, int64_t space);
+/* Ask the client to end the session (a Disconnect query, sent now). */
+void session_request_disconnect(session_t *s);
+/* Whether the session still waits for something after Terminate; `why`
+ * lists what. */
+bool session_waiting(const session_t *s, char *why, size_t whylen);
+
+#endif

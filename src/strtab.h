@@ -1,0 +1,31 @@
+/* strtab.h - the capture's deduplicated string pool.
+ *
+ * Every string the client sends (names, texts, file names...) is interned
+ * once; its index is what the .tracy file's StringIdx / index-form StringRef
+ * refer to (file spec section 5.6). Strings are kept NUL-terminated. */
+#ifndef TC_STRTAB_H
+#define TC_STRTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    char **str;        /* str[i]: NUL-terminated bytes of string i */
+    uint32_t *len;     /* len[i]: byte length (may contain NULs) */
+    size_t n, cap;
+    uint32_t *table;   /* hash table of index+1, 0 = empty */
+    size_t tcap;
+    char *arena;       /* current arena chunk */
+    size_t arena_used, arena_cap;
+    char **chunks;
+    size_t nchunks;
+    size_t bytes;      /* total bytes interned */
+} strtab_t;
+
+void strtab_free(strtab_t *t);
+/* Index of the string with these bytes, adding it if new. */
+uint32_t strtab_intern(strtab_t *t, const void *p, size_t n);
+static inline const char *strtab_get(const strtab_t *t, uint32_t idx) { return t->str[idx]; }
+static inline uint32_t strtab_len(const strtab_t *t, uint32_t idx) { return t->len[idx]; }
+
+#endif

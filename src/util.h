@@ -1,0 +1,99 @@
+/* util.h - small shared helpers: checked allocation, growable vectors,
+ * little-endian loads and varints. Header-only where it helps inlining. */
+#ifndef TC_UTIL_H
+#define TC_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Allocation that cannot fail: on exhaustion the process reports and exits
+ * (a capture cannot continue without memory). */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xmemdup(const void *p, size_t n);
+
+/* Grow *cap (in elements) so that need elements fit, doubling. */
+void *grow_array(void *p, size_t elem, size_t *cap, size_t need);
+
+/* A growable array of T: struct { T *v; size_t n, cap; }. */
+#define VEC(T) struct { T *v; size_t n, cap; }
+#define VEC_RESERVE(vec, need)                                              \
+    do {                                                                    \
+        if ((need) > (vec).cap)                                             \
+            (vec).v = grow_array((vec).v, sizeof *(vec).v, &(vec).cap, (need)); \
+    } while (0)
+#define VEC_PUSH(vec, x)                                                    \
+    do {                                                                    \
+        VEC_RESERVE(vec, (vec).n + 1);                                      \
+        (vec).v[(vec).n++] = (x);                                           \
+    } while (0)
+#define VEC_FREE(vec) do { free((vec).v); (vec).v = NULL; (vec).n = (vec).cap = 0; } while (0)
+
+/* Byte buffer. */
+typedef struct {
+    uint8_t *p;
+    size_t n, cap;
+} bytes_t;
+
+static inline void bytes_reserve(bytes_t *b, size_t extra)
+{
+    if (b->n + extra > b->cap)
+        b->p = grow_array(b->p, 1, &b->cap, b->n + extra);
+}
+static inline void bytes_put(bytes_t *b, const void *p, size_t n)
+{
+    bytes_reserve(b, n);
+    if (n) memcpy(b->p + b->n, p, n);
+    b->n += n;
+}
+static inline void bytes_free(bytes_t *b) { free(b->p); b->p = NULL; b->n = b->cap = 0; }
+
+/* Unaligned little-endian loads (all supported hosts are little-endian, as
+ * is the wire; memcpy keeps it portable and compiles to a plain load). */
+static inline uint16_t ld16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static inline uint32_t ld32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static inline uint64_t ld64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static inline int64_t ldi64(const uint8_t *p) { int64_t v; memcpy(&v, p, 8); return v; }
+static inline float ldf32(const uint8_t *p) { float v; memcpy(&v, p, 4); return v; }
+static inline double ldf64(const uint8_t *p) { double v; memcpy(&v, p, 8); return v; }
+
+/* LEB128 varints, zig-zag for signed values. */
+static inline size_t varint_put(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) { p[n++] = (uint8_t)(v | 0x80); v >>= 7; }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+static inline uint64_t varint_get(const uint8_t **pp)
+{
+    const uint8_t *p = *pp;
+    uint64_t v = 0;
+    unsigned shift = 0;
+    for (;;) {
+        uint8_t b = *p++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) break;
+        shift += 7;
+    }
+    *pp = p;
+    return v;
+}
+static inline uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+/* 64-bit mixer used by our hash tables. */
+static inline uint64_t hash64(uint64_t x)
+{
+    x ^= x >> 33; x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+uint64_t hash_bytes(const void *p, size_t n);
+
+#endif

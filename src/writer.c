@@ -1,0 +1,601 @@
+/* writer.c - the .tracy payload writer (see writer.h). Sections are written
+ * by one function each, in file order; trace_write() lists them. */
+#include "writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* ---- small encoders ---------------------------------------------------------- */
+
+/* Delta-coded time: write t - ref, then ref = t (file spec section 4). */
+static void put_time(tfile_t *f, int64_t *ref, int64_t t)
+{
+    tfile_i64(f, t - *ref);
+    *ref = t;
+}
+
+static void put_string(tfile_t *f, const char *s)
+{
+    uint64_t n = strlen(s);
+    tfile_u64(f, n);
+    tfile_write(f, s, n);
+}
+
+enum { REF_NONE = 0, REF_PTR = 2, REF_IDX = 3 };
+
+static void put_stringref(tfile_t *f, uint64_t value, uint8_t flags)
+{
+    tfile_u64(f, value);
+    tfile_u8(f, flags);
+}
+
+/* Ids given to strings in the string table: index + 1 (unique, non-zero). */
+static uint64_t string_id(uint32_t idx) { return (uint64_t)idx + 1; }
+
+/* ---- sections ------------------------------------------------------------------- */
+
+static void write_capture_info(const model_t *m, tfile_t *f)
+{
+    static const uint8_t header[8] = { 't', 'r', 'a', 'c', 'y', 0, 14, 0 };
+    tfile_write(f, header, sizeof header);
+    tfile_i64(f, m->resolution);
+    tfile_f64(f, m->timer_mul);
+    tfile_i64(f, m->last_time);
+    tfile_u64(f, m->frame_offset);
+    tfile_u64(f, m->pid);
+    tfile_i64(f, m->sampling_period);
+    tfile_u8(f, m->cpu_arch);
+    tfile_u32(f, m->cpu_id);
+    tfile_write(f, m->cpu_manufacturer, 12);
+    tfile_u8(f, m->on_demand);
+    put_string(f, m->capture_name ? m->capture_name : "");
+    put_string(f, m->capture_program ? m->capture_program : "");
+    tfile_u64(f, m->capture_time);
+    tfile_u64(f, m->exec_time);
+    put_string(f, m->host_info ? m->host_info : "");
+}
+
+static void write_topology_and_crash(const model_t *m, tfile_t *f)
+{
+    (void)m;
+    tfile_u64(f, 0);                    /* CPU topology: packages */
+    static const uint8_t no_crash[28] = {0};
+    tfile_write(f, no_crash, sizeof no_crash);
+}
+
+static void write_frames(const model_t *m, tfile_t *f)
+{
+    tfile_u64(f, m->frame_disc.order.n);
+    for (size_t i = 0; i < m->frame_disc.order.n; i++) {
+        const frameset_t *fs = m->framesets[m->frame_disc.order.v[i]];
+        int64_t ref = 0;
+        tfile_u64(f, fs->name);
+        tfile_u8(f, fs->continuous);
+        tfile_u64(f, fs->frames.n);
+        for (size_t k = 0; k < fs->frames.n; k++) {
+            const frame_t *fr = &fs->frames.v[k];
+            put_time(f, &ref, fr->start);
+            if (!fs->continuous) put_time(f, &ref, fr->end);
+            tfile_u32(f, (uint32_t)fr->image);
+        }
+    }
+}
+
+static void write_sections(const model_t *m, tfile_t *f)
+{
+    (void)m;
+    tfile_u64(f, 0);   /* categories */
+    tfile_u64(f, 0);   /* descriptions */
+}
+
+static void write_strings(const model_t *m, tfile_t *f)
+{
+    const strtab_t *s = &m->strings;
+    tfile_u64(f, s->n);
+    for (size_t i = 0; i < s->n; i++) {
+        tfile_u64(f, string_id((uint32_t)i));
+        /* Upstream writes strings up to their first NUL. */
+        put_string(f, s->str[i]);
+    }
+}
+
+/* Write the resolved entries of a pointer -> string index + 1 map. */
+static void write_name_map(const hmap_t *map, tfile_t *f)
+{
+    uint64_t n = 0, key, val;
+    for (size_t it = 0; hmap_next(map, &it, &key, &val);) n += val != 0;
+    tfile_u64(f, n);
+    for (size_t it = 0; hmap_next(map, &it, &key, &val);) {
+        if (!val) continue;
+        tfile_u64(f, key);
+        tfile_u64(f, string_id((uint32_t)(val - 1)));
+    }
+}
+
+static void write_thread_tables(const model_t *m, tfile_t *f)
+{
+    write_name_map(&m->ptr_strings, f);
+    write_name_map(&m->thread_names, f);
+    tfile_u64(f, 0);   /* external thread names */
+    tfile_u64(f, m->local_threads.n);
+    for (size_t i = 0; i < m->local_threads.n; i++) tfile_u64(f, m->local_threads.v[i]);
+    tfile_u64(f, 0);   /* external thread table */
+}
+
+static void write_srcloc_base(tfile_t *f, uint64_t name, uint8_t nflag, uint64_t fn, uint8_t fflag,
+                              uint64_t file, uint8_t fileflag, uint32_t line, uint32_t color)
+{
+    put_stringref(f, name, nflag);
+    put_stringref(f, fn, fflag);
+    put_stringref(f, file, fileflag);
+    tfile_u32(f, line);
+    tfile_u32(f, color);
+}
+
+static void write_count_map(const rhorder *map, tfile_t *f)
+{
+    uint64_t key, val, n = 0;
+    for (size_t i = 0; i < rhorder_slots(map); i++) n += rhorder_slot(map, i, &key, &val);
+    tfile_u64(f, n);
+    for (size_t i = 0; i < rhorder_slots(map); i++) {
+        if (!rhorder_slot(map, i, &key, &val)) continue;
+        tfile_u16(f, (uint16_t)(int16_t)(int64_t)key);
+        tfile_u64(f, val);
+    }
+}
+
+static void write_source_locations(const model_t *m, tfile_t *f)
+{
+    tfile_u64(f, m->srclocs.n);
+    uint64_t addr, idx;
+    for (size_t it = 0; hmap_next(&m->srcloc_map, &it, &addr, &idx);) {
+        const srcloc_static_t *s = &m->srclocs.v[idx];
+        tfile_u64(f, addr);
+        if (!s->answered) {
+            write_srcloc_base(f, 0, REF_NONE, 0, REF_NONE, 0, REF_NONE, 0, 0);
+            continue;
+        }
+        write_srcloc_base(f, s->name, s->name ? REF_PTR : REF_NONE, s->function, REF_PTR, s->file, REF_PTR,
+                          s->line, s->color);
+    }
+    tfile_u64(f, m->srcloc_expand.n);
+    for (size_t i = 0; i < m->srcloc_expand.n; i++) tfile_u64(f, m->srcloc_expand.v[i]);
+    tfile_u64(f, m->srcloc_payloads.n);
+    for (size_t i = 0; i < m->srcloc_payloads.n; i++) {
+        const srcloc_payload_t *s = &m->srcloc_payloads.v[i];
+        write_srcloc_base(f, s->name >= 0 ? (uint64_t)s->name : 0, s->name >= 0 ? REF_IDX : REF_NONE,
+                          s->function, REF_IDX, s->file, REF_IDX, s->line, s->color);
+    }
+    write_count_map(&m->srcloc_counts, f);
+    write_count_map(&m->gpu_srcloc_counts, f);
+}
+
+static void write_locks(const model_t *m, tfile_t *f)
+{
+    tfile_u64(f, m->locks.n);
+    for (size_t i = 0; i < m->locks.n; i++) {
+        const lock_t *l = &m->locks.v[i];
+        tfile_u32(f, l->id);
+        tfile_int24(f, l->custom_name);
+        tfile_u16(f, (uint16_t)l->srcloc);
+        tfile_u8(f, l->type);
+        tfile_u8(f, 1);
+        tfile_i64(f, l->time_announce);
+        tfile_i64(f, l->time_terminate);
+        tfile_u64(f, l->threads.n);
+        for (size_t k = 0; k < l->threads.n; k++) tfile_u64(f, l->threads.v[k]);
+        int64_t ref = l->time_announce;
+        tfile_u64(f, l->events.n);
+        for (size_t k = 0; k < l->events.n; k++) {
+            const lock_event_t *e = &l->events.v[k];
+            put_time(f, &ref, e->time);
+            tfile_u16(f, (uint16_t)e->srcloc);
+            tfile_u8(f, e->thread);
+            tfile_u8(f, e->type);
+        }
+    }
+}
+
+static void write_messages(const model_t *m, tfile_t *f)
+{
+    int64_t ref = 0;
+    tfile_u64(f, m->message_order.n);
+    for (size_t i = 0; i < m->message_order.n; i++) {
+        const uint32_t id = m->message_order.v[i];
+        const message_t *msg = &m->messages.v[id];
+        tfile_u64(f, (uint64_t)id + 1);
+        put_time(f, &ref, msg->time);
+        put_stringref(f, msg->text, msg->text_ptr ? REF_PTR : REF_IDX);
+        tfile_u32(f, msg->color);
+        tfile_int24(f, msg->callstack);
+        tfile_u8(f, msg->source);
+        tfile_u8(f, msg->severity);
+    }
+}
+
+static void write_zone_extras(const model_t *m, tfile_t *f)
+{
+    tfile_u64(f, m->zone_extras.n);
+    for (size_t i = 0; i < m->zone_extras.n; i++) {
+        const zone_extra_t *e = &m->zone_extras.v[i];
+        tfile_int24(f, e->callstack);
+        tfile_int24(f, e->text);
+        tfile_int24(f, e->name);
+        tfile_int24(f, e->color);
+    }
+}
+
+/* ---- CPU zone timelines ------------------------------------------------------------ */
+
+/* What the file needs at a zone's start but the log only knows at its end. */
+typedef struct {
+    uint64_t ordinal;
+    uint32_t nchild, extra;
+} zone_info_t;
+
+static int cmp_info(const void *a, const void *b)
+{
+    const zone_info_t *x = a, *y = b;
+    return x->ordinal < y->ordinal ? -1 : x->ordinal > y->ordinal;
+}
+
+/* First pass over a thread's log: the children count and extra index of
+ * every zone that has any, in begin order; and the top-level count. */
+static zone_info_t *collect_zone_info(const thread_t *t, size_t *ninfo, uint32_t *top)
+{
+    VEC(zone_info_t) info = {0};
+    VEC(uint64_t) stack = {0};
+    uint64_t ordinal = 0;
+    *top = 0;
+    zlog_reader_t r;
+    zlog_rec_t rec;
+    zlog_reader_init(&r, t);
+    while (zlog_next(&r, &rec)) {
+        if (rec.kind == ZL_BEGIN) {
+            if (stack.n == 0) (*top)++;
+            VEC_PUSH(stack, ordinal);
+            ordinal++;
+        } else if (stack.n) {
+            uint64_t o = stack.v[--stack.n];
+            if (rec.nchild || rec.extra) {
+                zone_info_t zi = { o, rec.nchild, rec.extra };
+                VEC_PUSH(info, zi);
+            }
+        }
+    }
+    /* Zones still open: their figures are on the thread's live stack. */
+    for (size_t i = 0; i < stack.n && i < t->stack.n; i++) {
+        const open_zone_t *z = &t->stack.v[i];
+        if (z->nchild || z->extra) {
+            zone_info_t zi = { stack.v[i], z->nchild, z->extra };
+            VEC_PUSH(info, zi);
+        }
+    }
+    VEC_FREE(stack);
+    if (info.n > 1) qsort(info.v, info.n, sizeof *info.v, cmp_info);
+    *ninfo = info.n;
+    return info.v;
+}
+
+/* Second pass: the timeline in file order (file spec section 5.20). */
+static void write_timeline(const thread_t *t, tfile_t *f)
+{
+    size_t ninfo, next = 0;
+    uint32_t top;
+    zone_info_t *info = collect_zone_info(t, &ninfo, &top);
+    int64_t ref = 0;
+    uint64_t ordinal = 0;
+    size_t depth = 0;
+    tfile_u32(f, top);
+    zlog_reader_t r;
+    zlog_rec_t rec;
+    zlog_reader_init(&r, t);
+    while (zlog_next(&r, &rec)) {
+        if (rec.kind == ZL_BEGIN) {
+            uint32_t nchild = 0, extra = 0;
+            if (next < ninfo && info[next].ordinal == ordinal) {
+                nchild = info[next].nchild;
+                extra = info[next].extra;
+                next++;
+            }
+            tfile_u16(f, (uint16_t)rec.srcloc);
+            put_time(f, &ref, rec.time);
+            tfile_u32(f, extra);
+            tfile_u32(f, nchild);
+            ordinal++;
+            depth++;
+        } else if (depth) {
+            put_time(f, &ref, rec.time);
+            depth--;
+        }
+    }
+    while (depth--) put_time(f, &ref, -1);   /* zones never ended */
+    free(info);
+}
+
+static void write_threads(const model_t *m, tfile_t *f)
+{
+    tfile_u64(f, m->zone_count);
+    tfile_u64(f, m->zone_parents);
+    tfile_u64(f, m->nthreads);
+    for (size_t i = 0; i < m->nthreads; i++) {
+        const thread_t *t = m->threads[i];
+        tfile_u64(f, t->id);
+        tfile_u64(f, t->zone_count);
+        tfile_u64(f, t->kernel_samples);
+        tfile_u8(f, t->is_fiber);
+        tfile_u32(f, (uint32_t)t->group_hint);
+        write_timeline(t, f);
+        tfile_u64(f, t->messages.n);
+        for (size_t k = 0; k < t->messages.n; k++) tfile_u64(f, (uint64_t)t->messages.v[k] + 1);
+        tfile_u64(f, 0);   /* context-switch samples */
+        tfile_u64(f, 0);   /* samples */
+    }
+}
+
+static void write_gpu(const model_t *m, tfile_t *f)
+{
+    (void)m;
+    tfile_u64(f, 0);   /* total GPU zones */
+    tfile_u64(f, 0);   /* child vectors */
+    tfile_u64(f, 0);   /* contexts */
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+    const plot_point_t *x = a, *y = b;
+    return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static void write_plots(const model_t *m, tfile_t *f)
+{
+    tfile_u64(f, m->plot_disc.order.n);
+    for (size_t i = 0; i < m->plot_disc.order.n; i++) {
+        plot_t *p = m->plots[m->plot_disc.order.v[i]];
+        bool sorted = true;
+        for (size_t k = 1; k < p->points.n && sorted; k++) sorted = p->points.v[k - 1].time <= p->points.v[k].time;
+        if (!sorted) qsort(p->points.v, p->points.n, sizeof *p->points.v, cmp_point);
+        tfile_u8(f, p->type);
+        tfile_u8(f, p->format);
+        tfile_u8(f, p->show_steps);
+        tfile_u8(f, p->fill);
+        tfile_u32(f, p->color);
+        tfile_u64(f, p->name);
+        tfile_f64(f, p->min);
+        tfile_f64(f, p->max);
+        tfile_f64(f, p->sum);
+        int64_t ref = 0;
+        tfile_u64(f, p->points.n);
+        for (size_t k = 0; k < p->points.n; k++) {
+            put_time(f, &ref, p->points.v[k].time);
+            tfile_f64(f, p->points.v[k].val);
+        }
+    }
+}
+
+static void write_pool(const mem_pool_t *p, tfile_t *f)
+{
+    tfile_u64(f, p->name);
+    tfile_u64(f, p->events.n);
+    tfile_u64(f, p->events.n - p->freed);
+    tfile_u64(f, p->freed);
+    int64_t ref = 0;
+    for (size_t k = 0; k < p->events.n; k++) {
+        const mem_event_t *e = &p->events.v[k];
+        tfile_u64(f, e->ptr);
+        tfile_u64(f, e->size);
+        tfile_int24(f, e->cs_alloc);
+        tfile_int24(f, e->cs_free);
+        put_time(f, &ref, e->time_alloc);
+        tfile_i64(f, e->time_free < 0 ? e->time_free : e->time_free - e->time_alloc);
+        tfile_u16(f, e->thread_alloc);
+        tfile_u16(f, e->thread_free);
+    }
+    tfile_u64(f, p->high);
+    tfile_u64(f, p->low);
+    tfile_u64(f, p->usage);
+    tfile_u64(f, p->name);
+}
+
+static void write_memory(const model_t *m, tfile_t *f)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < m->pools.n; i++) total += m->pools.v[i].events.n;
+    if (m->pools.n == 0) {
+        /* The default pool is always present. */
+        mem_pool_t def = { .name = 0, .low = UINT64_MAX };
+        tfile_u64(f, 1);
+        tfile_u64(f, 0);
+        write_pool(&def, f);
+        return;
+    }
+    tfile_u64(f, m->pools.n);
+    tfile_u64(f, total);
+    for (size_t i = 0; i < m->pools.n; i++) write_pool(&m->pools.v[i], f);
+}
+
+static void write_callstacks(const model_t *m, tfile_t *f)
+{
+    tfile_u64(f, m->callstacks.n - 1);
+    for (size_t i = 1; i < m->callstacks.n; i++) {
+        const uint64_t *cs = m->callstacks.v[i];
+        tfile_u16(f, (uint16_t)cs[0]);
+        tfile_write(f, cs + 1, cs[0] * 8);
+    }
+    tfile_u64(f, m->frame_data.n);
+    for (size_t i = 0; i < m->frame_data.n; i++) {
+        const cs_frame_data_t *fd = &m->frame_data.v[i];
+        tfile_u64(f, fd->id);
+        tfile_u8(f, fd->size);
+        tfile_int24(f, fd->image);
+        for (uint8_t k = 0; k < fd->size; k++) {
+            const cs_frame_t *fr = &fd->frames[k];
+            tfile_int24(f, fr->name + 1);
+            tfile_int24(f, fr->file + 1);
+            tfile_u32(f, fr->line);
+            tfile_u64(f, fr->sym_addr);
+        }
+    }
+}
+
+static void write_app_info_and_images(const model_t *m, tfile_t *f)
+{
+    tfile_u64(f, m->app_info.n);
+    for (size_t i = 0; i < m->app_info.n; i++) put_stringref(f, m->app_info.v[i], REF_IDX);
+    tfile_u32(f, 0);   /* no zstd dictionary */
+    tfile_u64(f, m->images.n);
+    for (size_t i = 0; i < m->images.n; i++) {
+        const frame_image_t *img = &m->images.v[i];
+        tfile_u16(f, img->w);
+        tfile_u16(f, img->h);
+        tfile_u8(f, img->flip);
+        const size_t need = (size_t)img->w * img->h / 2;
+        tfile_write(f, img->data, need < img->len ? need : img->len);
+        for (size_t k = img->len; k < need; k++) tfile_u8(f, 0);
+    }
+}
+
+static void write_scheduling(const model_t *m, tfile_t *f)
+{
+    (void)m;
+    tfile_u64(f, 0);                            /* per-thread context switches */
+    tfile_u64(f, 0);                            /* per-CPU total */
+    for (int i = 0; i < 256; i++) tfile_u64(f, 0);
+    tfile_u64(f, 0);                            /* tid -> pid */
+    tfile_u64(f, 0);                            /* CPU thread data */
+}
+
+static void write_symbols(const model_t *m, tfile_t *f)
+{
+    uint64_t inl = 0;
+    for (size_t i = 0; i < m->symbols.n; i++) inl += m->symbols.v[i].is_inline;
+    tfile_u64(f, m->symbols.n - inl);
+    tfile_u64(f, inl + 1);
+    tfile_u64(f, m->symbols.n);
+    for (size_t i = 0; i < m->symbols.n; i++) {
+        const symbol_t *s = &m->symbols.v[i];
+        tfile_u64(f, m->symbol_addrs.v[i]);
+        tfile_int24(f, s->name);
+        tfile_int24(f, s->file);
+        tfile_u32(f, s->line);
+        tfile_int24(f, s->image);
+        tfile_int24(f, s->call_file);
+        tfile_u32(f, s->call_line);
+        tfile_u8(f, s->is_inline);
+        tfile_int24(f, s->size);
+    }
+    tfile_u64(f, m->symbol_code.n);
+    for (size_t i = 0; i < m->symbol_code.n; i++) {
+        tfile_u64(f, m->symbol_code_addrs.v[i]);
+        tfile_u32(f, (uint32_t)m->symbol_code.v[i].n);
+        tfile_write(f, m->symbol_code.v[i].p, m->symbol_code.v[i].n);
+    }
+    tfile_u64(f, m->code_symbol_map.n);
+    uint64_t k, v;
+    for (size_t it = 0; hmap_next(&m->code_symbol_map, &it, &k, &v);) {
+        tfile_u64(f, k);
+        tfile_u64(f, v);
+    }
+    tfile_u64(f, 0);   /* hardware samples */
+}
+
+static void write_source_files(const model_t *m, tfile_t *f)
+{
+    tfile_u64(f, m->source_names.n);
+    for (size_t i = 0; i < m->source_names.n; i++) {
+        const char *name = strtab_get(&m->strings, m->source_names.v[i]);
+        uint32_t len = (uint32_t)strlen(name);
+        tfile_u32(f, len);
+        tfile_write(f, name, len);
+        tfile_u32(f, (uint32_t)m->source_data.v[i].n);
+        tfile_write(f, m->source_data.v[i].p, m->source_data.v[i].n);
+    }
+}
+
+void writer_write_trace(const model_t *m, tfile_t *f)
+{
+    write_capture_info(m, f);
+    write_topology_and_crash(m, f);
+    write_frames(m, f);
+    write_sections(m, f);
+    write_strings(m, f);
+    write_thread_tables(m, f);
+    write_source_locations(m, f);
+    write_locks(m, f);
+    write_messages(m, f);
+    write_zone_extras(m, f);
+    write_threads(m, f);
+    write_gpu(m, f);
+    write_plots(m, f);
+    write_memory(m, f);
+    write_callstacks(m, f);
+    write_app_info_and_images(m, f);
+    write_scheduling(m, f);
+    write_symbols(m, f);
+    write_source_files(m, f);
+}
+
+/* ---- saving ----------------------------------------------------------------------------- */
+
+int writer_save(const model_t *m, const char *path, save_opts_t *s)
+{
+    size_t len = strlen(path);
+    char *tmp = xmalloc(len + 16);
+    snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(s->err, sizeof s->err, "cannot create a temporary file beside %s: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    if (s->tmp_path) *s->tmp_path = tmp;
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    FILE *fp = fdopen(fd, "wb");
+    tfile_t tf;
+    int rc = -1;
+    if (!fp || tfile_open(&tf, fp, s->level, s->streams) < 0) {
+        snprintf(s->err, sizeof s->err, "cannot write %s: %s", tmp, strerror(errno));
+        if (fp) fclose(fp);
+        else close(fd);
+        unlink(tmp);
+        goto out;
+    }
+    writer_write_trace(m, &tf);
+    int cerr = tfile_close(&tf);
+    if (cerr == 0 && (fflush(fp) != 0 || fsync(fileno(fp)) != 0)) {
+        tf.err = errno;
+        tf.err_what = "flushing the file";
+        cerr = -1;
+    }
+    if (fclose(fp) != 0 && cerr == 0) {
+        tf.err = errno;
+        tf.err_what = "closing the file";
+        cerr = -1;
+    }
+    if (cerr) {
+        snprintf(s->err, sizeof s->err, "%s failed for %s: %s", tf.err_what, tmp, strerror(tf.err));
+        unlink(tmp);
+        goto out;
+    }
+    if (rename(tmp, path) != 0) {
+        snprintf(s->err, sizeof s->err, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        unlink(tmp);
+        goto out;
+    }
+    s->file_bytes = tf.file_bytes;
+    s->payload_bytes = tf.payload_bytes;
+    rc = 0;
+out:
+    if (s->tmp_path) *s->tmp_path = NULL;
+    free(tmp);
+    return rc;
+}

@@ -1,0 +1,24 @@
+/* writer.h - serialises the trace model as a .tracy 0.14.0 payload
+ * (tracy-file-0.14.md section 2, all 36 sections in order). */
+#ifndef TC_WRITER_H
+#define TC_WRITER_H
+
+#include "model.h"
+#include "tfile.h"
+
+/* Write the whole payload into an open container. */
+void writer_write_trace(const model_t *m, tfile_t *f);
+
+typedef struct {
+    int level, streams;                 /* zstd level, stream count */
+    char *volatile *tmp_path;           /* set to the temporary file while it exists */
+    uint64_t file_bytes, payload_bytes; /* out */
+    char err[512];                      /* out: what failed */
+} save_opts_t;
+
+/* Save the model to `path`: written to a temporary file beside it, then
+ * renamed over it, so the final name never holds a partial file. Returns 0
+ * or -1 (s->err says why; the temporary file is removed). */
+int writer_save(const model_t *m, const char *path, save_opts_t *s);
+
+#endif
