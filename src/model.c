@@ -71,6 +71,7 @@ void model_free(model_t *m)
         &m->symbol_map, &m->pending_symbols, &m->code_symbol_map,
         &m->checked_file_ptr, &m->checked_file_idx, &m->pending_file_ptr,
         &m->source_cache, &m->source_queries, &m->power_map,
+        &m->pending_code, &m->symbol_code_map,
     };
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) hmap_free(maps[i]);
     VEC_FREE(m->frame_disc.order);

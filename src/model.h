@@ -326,7 +326,7 @@ typedef struct model {
     /* call stacks */
     VEC(uint64_t *) callstacks;       /* [i][0] = frame count, then frame ids; [0] unused */
     hmap_t callstack_map;             /* content hash -> index (probing) */
-    hmap_t frame_map;                 /* frame id -> cs_frame_data index + 1, 0 = pending */
+    hmap_t frame_map;                 /* frame id -> frame_data index + 1; 0 asked, UINT64_MAX being answered */
     VEC(cs_frame_data_t) frame_data;
     hmap_t custom_frame_map;          /* content hash -> frame id (allocated frames) */
     uint64_t next_custom_frame;
@@ -341,6 +341,8 @@ typedef struct model {
     hmap_t pending_symbols;           /* address -> pending index */
     VEC(symbol_pending_t) symbols_pending;
     uint32_t pending_symbol_code;
+    hmap_t pending_code;              /* symbol addresses whose code was asked for */
+    hmap_t symbol_code_map;           /* address -> symbol_code index */
     VEC(uint64_t) symbol_code_addrs;
     VEC(bytes_t) symbol_code;
     hmap_t code_symbol_map;           /* code address -> symbol address */

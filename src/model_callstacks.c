@@ -111,6 +111,9 @@ static uint64_t canonical_pointer(uint64_t id)
     return (id & 0x3FFFFFFFFFFFFFFFULL) | ((id & 0x3000000000000000ULL) << 2);
 }
 #define FRAME_SEL_CUSTOM (1ULL << 62)
+/* frame_map values besides frame_data index + 1 */
+#define FRAME_ASKED 0
+#define FRAME_ANSWERING UINT64_MAX
 
 /* QueryCallstackFrame: ask how an address resolves, once per address. */
 static void query_frame(model_t *m, uint64_t addr)
@@ -248,12 +251,16 @@ void model_callstack_serial(model_t *m)
 void model_callstack_frame_size(model_t *m, uint64_t ptr, uint8_t size)
 {
     query_credit(m->queries);
-    if (m->pending_frames) m->pending_frames--;
     m->pending_subframes = size;
     int64_t image = model_take_single_string(m);
     uint64_t *v = hmap_get(&m->frame_map, pack_pointer(ptr));
-    m->staging_active = v && *v == 0 && size > 0;
-    if (!m->staging_active) return;     /* duplicate or unasked: consume and ignore */
+    /* Only an answer to a question still open counts; a duplicate or an
+     * answer to no question (a replayed stream has those) is walked over. */
+    m->staging_active = v && *v == FRAME_ASKED;
+    if (!m->staging_active) return;
+    *v = FRAME_ANSWERING;
+    m->pending_frames--;
+    if (size == 0) return;
     free(m->staging_frame.frames);
     m->staging_frame = (cs_frame_data_t){ .id = pack_pointer(ptr), .size = size };
     m->staging_frame.image = image >= 0 ? (uint32_t)image + 1 : 0;
@@ -328,6 +335,7 @@ void model_symbol_information(model_t *m, uint32_t line, uint64_t sym_addr)
     VEC_PUSH(m->symbol_addrs, sym_addr);
     if (m->code_transfer && sp.size > 0 && sp.size <= 128 * 1024) {
         m->pending_symbol_code++;
+        hmap_put(&m->pending_code, sym_addr, 0, NULL);
         queryq_push(m->queries, SQ_SYMBOL_CODE, sym_addr, sp.size);
     }
     if (!hmap_get(&m->checked_file_idx, (uint64_t)file)) model_cache_source_idx(m, (uint32_t)file, sp.image);
@@ -337,7 +345,10 @@ void model_symbol_information(model_t *m, uint32_t line, uint64_t sym_addr)
 void model_symbol_code(model_t *m, uint64_t ptr, const uint8_t *p, size_t n)
 {
     query_credit(m->queries);
-    if (m->pending_symbol_code) m->pending_symbol_code--;
+    if (hmap_del(&m->pending_code, ptr)) m->pending_symbol_code--;
+    bool fresh;
+    hmap_put(&m->symbol_code_map, ptr, m->symbol_code.n, &fresh);
+    if (!fresh) return;
     bytes_t code = {0};
     bytes_put(&code, p, n);
     VEC_PUSH(m->symbol_code_addrs, ptr);
@@ -346,6 +357,7 @@ void model_symbol_code(model_t *m, uint64_t ptr, const uint8_t *p, size_t n)
 
 void model_symbol_code_unavailable(model_t *m)
 {
+    /* The answer names no address: one of the open requests is settled. */
     query_credit(m->queries);
     if (m->pending_symbol_code) m->pending_symbol_code--;
 }

@@ -1,0 +1,233 @@
+/* test_event.c - unit tests of the event decoder: fixed sizes and
+ * trailers, the compact 16/32/64-bit time forms and their references,
+ * the string forms, and errors naming bad events. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event.h"
+#include "proto.h"
+#include "unit.h"
+
+typedef struct {
+    uint8_t b[4096];
+    size_t n;
+} ev_buf_t;
+
+static void put(ev_buf_t *e, const void *p, size_t n)
+{
+    memcpy(e->b + e->n, p, n);
+    e->n += n;
+}
+static void put8(ev_buf_t *e, uint8_t v) { put(e, &v, 1); }
+static void put16(ev_buf_t *e, uint16_t v) { put(e, &v, 2); }
+static void put32(ev_buf_t *e, uint32_t v) { put(e, &v, 4); }
+static void put64(ev_buf_t *e, uint64_t v) { put(e, &v, 8); }
+
+typedef struct {
+    queryq_t q;
+    model_t m;
+    event_decoder_t d;
+} fixture_t;
+
+/* A model welcomed with timerMul 1 (ticks are ns) and time origin 1000. */
+static void setup(fixture_t *f)
+{
+    queryq_init(&f->q, 100, NULL, NULL);
+    model_init(&f->m, &f->q);
+    uint8_t w[PROTO_WELCOME_SIZE] = {0};
+    double mul = 1.0;
+    int64_t begin = 1000, end = 2000;
+    memcpy(w, &mul, 8);
+    memcpy(w + 8, &begin, 8);
+    memcpy(w + 16, &end, 8);
+    memcpy(w + 82, "unit", 4);
+    model_welcome(&f->m, w);
+    event_decoder_init(&f->d, &f->m);
+}
+
+static void teardown(fixture_t *f)
+{
+    model_free(&f->m);
+    queryq_free(&f->q);
+}
+
+static int decode(fixture_t *f, const ev_buf_t *e, char *err)
+{
+    size_t where;
+    char buf[256];
+    return event_decode_frame(&f->d, e->b, e->n, &where, err ? err : buf, 256);
+}
+
+START_TEST(compact_time_forms)
+{
+    fixture_t f;
+    setup(&f);
+    ev_buf_t e = {0};
+    put8(&e, EV_THREAD_CONTEXT); put32(&e, 7);
+    /* 16-bit: delta 1500 -> 1500 ticks -> 500 ns after the origin */
+    put8(&e, EV_ZONE_BEGIN16); put16(&e, 1500); put64(&e, 0xAAA0);
+    /* 32-bit: value + 65536 */
+    put8(&e, EV_ZONE_BEGIN32); put32(&e, 10); put64(&e, 0xAAA0);
+    /* 64-bit with a non-negative value: + 4295032832 */
+    put8(&e, EV_ZONE_END); put64(&e, 5);
+    /* 64-bit negative: a plain negative delta */
+    put8(&e, EV_ZONE_END); put64(&e, (uint64_t)-100);
+    ck_assert_int_eq(decode(&f, &e, NULL), 0);
+
+    thread_t *t = model_find_thread(&f.m, 7);
+    ck_assert_ptr_nonnull(t);
+    zlog_reader_t r;
+    zlog_rec_t rec;
+    zlog_reader_init(&r, t);
+    const int64_t expect[4] = { 500, 500 + 65546, 500 + 65546 + 4295032837LL, 500 + 65546 + 4295032837LL - 100 };
+    for (int i = 0; i < 4; i++) {
+        ck_assert(zlog_next(&r, &rec));
+        ck_assert_int_eq(rec.kind, i < 2 ? ZL_BEGIN : ZL_END);
+        ck_assert_int_eq(rec.time, expect[i]);
+    }
+    ck_assert(!zlog_next(&r, &rec));
+    ck_assert_int_eq(f.m.last_time, expect[2]);
+    teardown(&f);
+}
+END_TEST
+
+START_TEST(thread_context_resets_the_thread_reference)
+{
+    fixture_t f;
+    setup(&f);
+    ev_buf_t e = {0};
+    put8(&e, EV_THREAD_CONTEXT); put32(&e, 1);
+    put8(&e, EV_ZONE_BEGIN16); put16(&e, 3000); put64(&e, 0xB0);
+    put8(&e, EV_THREAD_CONTEXT); put32(&e, 1);      /* same thread: still resets */
+    put8(&e, EV_ZONE_END16); put16(&e, 3500);
+    /* serial reference is independent and never reset */
+    put8(&e, EV_MEM_ALLOC); put64(&e, 2500); put32(&e, 1); put64(&e, 0x1000); put32(&e, 64); put16(&e, 0);
+    put8(&e, EV_MEM_FREE); put64(&e, 10); put32(&e, 1); put64(&e, 0x1000);
+    ck_assert_int_eq(decode(&f, &e, NULL), 0);
+    thread_t *t = model_find_thread(&f.m, 1);
+    zlog_reader_t r;
+    zlog_rec_t rec;
+    zlog_reader_init(&r, t);
+    ck_assert(zlog_next(&r, &rec));
+    ck_assert_int_eq(rec.time, 2000);
+    ck_assert(zlog_next(&r, &rec));
+    ck_assert_int_eq(rec.time, 2500);
+    ck_assert_uint_eq(f.m.pools.n, 1);
+    ck_assert_int_eq(f.m.pools.v[0].events.v[0].time_alloc, 1500);
+    ck_assert_int_eq(f.m.pools.v[0].events.v[0].time_free, 1510);
+    teardown(&f);
+}
+END_TEST
+
+START_TEST(string_forms_and_trailers)
+{
+    fixture_t f;
+    setup(&f);
+    ev_buf_t e = {0};
+    char big[300];
+    memset(big, 'x', sizeof big);
+    put8(&e, EV_THREAD_CONTEXT); put32(&e, 3);
+    /* 8-bit single string + Message */
+    put8(&e, EV_SINGLE_STRING_DATA8); put8(&e, 5); put(&e, "hello", 5);
+    put8(&e, EV_MESSAGE); put64(&e, 1100); put8(&e, 0x31);
+    /* 16-bit form carries len - 256 */
+    put8(&e, EV_SINGLE_STRING_DATA); put16(&e, 300 - 256); put(&e, big, 300);
+    put8(&e, EV_MESSAGE); put64(&e, 1200); put8(&e, 0);
+    /* StringData answer with a u16 trailer */
+    put8(&e, EV_STRING_DATA); put64(&e, 0x99); put16(&e, 3); put(&e, "abc", 3);
+    ck_assert_int_eq(decode(&f, &e, NULL), 0);
+    ck_assert_uint_eq(f.m.messages.n, 2);
+    ck_assert_str_eq(strtab_get(&f.m.strings, (uint32_t)f.m.messages.v[0].text), "hello");
+    ck_assert_int_eq(f.m.messages.v[0].severity, 3);
+    ck_assert_int_eq(f.m.messages.v[0].source, 1);
+    ck_assert_uint_eq(strtab_len(&f.m.strings, (uint32_t)f.m.messages.v[1].text), 300);
+    ck_assert_uint_eq(f.d.events, 6);
+    teardown(&f);
+}
+END_TEST
+
+START_TEST(unknown_type_is_named_with_its_offset)
+{
+    fixture_t f;
+    setup(&f);
+    ev_buf_t e = {0};
+    put8(&e, EV_KEEP_ALIVE);
+    put8(&e, EV_THREAD_CONTEXT); put32(&e, 3);
+    put8(&e, 201);
+    char err[256];
+    size_t where = 0;
+    ck_assert_int_eq(event_decode_frame(&f.d, e.b, e.n, &where, err, sizeof err), -1);
+    ck_assert_uint_eq(where, 6);
+    ck_assert_str_eq(err, "event type 201 is not a protocol-82 type");
+    /* the client-internal types never appear on the wire */
+    e.n = 0;
+    put8(&e, EV_SYMBOL_CODE_METADATA);
+    ck_assert_int_eq(event_decode_frame(&f.d, e.b, e.n, &where, err, sizeof err), -1);
+    teardown(&f);
+}
+END_TEST
+
+START_TEST(truncated_event_is_an_error)
+{
+    fixture_t f;
+    setup(&f);
+    ev_buf_t e = {0};
+    put8(&e, EV_ZONE_BEGIN); put32(&e, 1);   /* needs 17 bytes */
+    char err[256];
+    size_t where = 99;
+    ck_assert_int_eq(event_decode_frame(&f.d, e.b, e.n, &where, err, sizeof err), -1);
+    ck_assert_uint_eq(where, 0);
+    ck_assert_ptr_nonnull(strstr(err, "ZoneBegin"));
+    /* a trailer longer than the frame */
+    e.n = 0;
+    put8(&e, EV_STRING_DATA); put64(&e, 1); put16(&e, 1000); put(&e, "ab", 2);
+    ck_assert_int_eq(event_decode_frame(&f.d, e.b, e.n, &where, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "StringData"));
+    teardown(&f);
+}
+END_TEST
+
+START_TEST(every_wire_type_has_a_size)
+{
+    for (unsigned t = 0; t < EV_TYPE_COUNT; t++) {
+        if (t >= EV_EXTERNAL_NAME_METADATA && t <= EV_SOURCE_CODE_METADATA) ck_assert_uint_eq(proto_event_size[t], 0);
+        else ck_assert_uint_gt(proto_event_size[t], 0);
+        ck_assert_ptr_nonnull(proto_event_name(t));
+    }
+    ck_assert_uint_eq(proto_event_size[EV_ZONE_BEGIN], 17);
+    ck_assert_uint_eq(proto_event_size[EV_SOURCE_LOCATION], 32);
+    ck_assert_uint_eq(proto_event_size[EV_GPU_NEW_CONTEXT], 28);
+    ck_assert_int_eq(event_delta64(0), 4295032832LL);
+    ck_assert_int_eq(event_delta64(-5), -5);
+}
+END_TEST
+
+START_TEST(time_conversion_truncates_like_upstream)
+{
+    fixture_t f;
+    setup(&f);
+    f.m.timer_mul = 0.3333333333;
+    f.m.base_time = 100;
+    ck_assert_int_eq(model_time(&f.m, 100), 0);
+    ck_assert_int_eq(model_time(&f.m, 103), 0);      /* 0.9999999999 truncates */
+    ck_assert_int_eq(model_time(&f.m, 130), 9);
+    ck_assert_int_eq(model_time(&f.m, 70), -9);      /* toward zero */
+    teardown(&f);
+}
+END_TEST
+
+Suite *event_suite(void)
+{
+    Suite *s = suite_create("event decoder");
+    TCase *tc = tcase_create("events");
+    tcase_add_test(tc, compact_time_forms);
+    tcase_add_test(tc, thread_context_resets_the_thread_reference);
+    tcase_add_test(tc, string_forms_and_trailers);
+    tcase_add_test(tc, unknown_type_is_named_with_its_offset);
+    tcase_add_test(tc, truncated_event_is_an_error);
+    tcase_add_test(tc, every_wire_type_has_a_size);
+    tcase_add_test(tc, time_conversion_truncates_like_upstream);
+    suite_add_tcase(s, tc);
+    return s;
+}

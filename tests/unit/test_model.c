@@ -1,0 +1,183 @@
+/* test_model.c - unit tests of the trace model's upstream-mirroring rules:
+ * source-location ids, FIFO matching of SourceLocation answers, thread
+ * numbering, message order on equal times, frame-set merging, and the
+ * end-of-session conditions. */
+#include <check.h>
+#include <string.h>
+
+#include "model.h"
+#include "proto.h"
+#include "unit.h"
+
+typedef struct {
+    queryq_t q;
+    model_t m;
+} fixture_t;
+
+static void setup(fixture_t *f)
+{
+    queryq_init(&f->q, 1000, NULL, NULL);
+    model_init(&f->m, &f->q);
+    uint8_t w[PROTO_WELCOME_SIZE] = {0};
+    double mul = 1.0;
+    memcpy(w, &mul, 8);
+    model_welcome(&f->m, w);
+}
+
+static void teardown(fixture_t *f)
+{
+    model_free(&f->m);
+    queryq_free(&f->q);
+}
+
+START_TEST(srcloc_ids_follow_first_use_and_answers_are_fifo)
+{
+    fixture_t f;
+    setup(&f);
+    model_thread_context(&f.m, 5);
+    model_lock_announce(&f.m, 1, 0, 0x500, 0);      /* id 1, lock site */
+    model_zone_begin(&f.m, 10, 0x600, false);        /* id 2 */
+    model_zone_begin(&f.m, 20, 0x500, false);        /* reuses id 1 */
+    ck_assert_uint_eq(f.m.srcloc_expand.n, 3);
+    ck_assert_uint_eq(f.m.srcloc_expand.v[1], 0x500);
+    ck_assert_uint_eq(f.m.srcloc_expand.v[2], 0x600);
+    ck_assert_uint_eq(f.q.issued[SQ_SOURCE_LOCATION], 2);
+    /* Answers carry no address: the first answers the first question. */
+    model_source_location(&f.m, 0, 0x1001, 0x1002, 11, 1, 2, 3);
+    model_source_location(&f.m, 0x1003, 0x1001, 0x1002, 22, 0, 0, 0);
+    const srcloc_static_t *a = &f.m.srclocs.v[*hmap_get(&f.m.srcloc_map, 0x500)];
+    const srcloc_static_t *b = &f.m.srclocs.v[*hmap_get(&f.m.srcloc_map, 0x600)];
+    ck_assert_uint_eq(a->line, 11);
+    ck_assert_uint_eq(a->color, 0x030201);
+    ck_assert_uint_eq(b->line, 22);
+    ck_assert_uint_eq(b->name, 0x1003);
+    /* string pointers are asked for once each */
+    ck_assert_uint_eq(f.q.issued[SQ_STRING], 3);
+    /* an answer to no question is walked over */
+    model_source_location(&f.m, 0, 0, 0, 1, 0, 0, 0);
+    ck_assert_uint_eq(f.m.failures, 1);
+    teardown(&f);
+}
+END_TEST
+
+START_TEST(dynamic_srclocs_dedup_by_content_including_color)
+{
+    fixture_t f;
+    setup(&f);
+    uint8_t p[64];
+    uint32_t color = 0x112233, line = 100;
+    memcpy(p, &color, 4);
+    memcpy(p + 4, &line, 4);
+    memcpy(p + 8, "fn\0file.c\0name", 15);
+    model_source_location_payload(&f.m, p, 23);
+    ck_assert_int_eq(f.m.pending_payload_srcloc, -1);
+    f.m.pending_payload_srcloc = 0;
+    model_source_location_payload(&f.m, p, 23);
+    ck_assert_int_eq(f.m.pending_payload_srcloc, -1);
+    f.m.pending_payload_srcloc = 0;
+    color = 0x112234;
+    memcpy(p, &color, 4);
+    model_source_location_payload(&f.m, p, 23);
+    ck_assert_int_eq(f.m.pending_payload_srcloc, -2);
+    ck_assert_uint_eq(f.m.srcloc_payloads.v[1].color, 0x342211);
+    /* no name part: name unset */
+    f.m.pending_payload_srcloc = 0;
+    model_source_location_payload(&f.m, p, 18);
+    ck_assert_int_eq(f.m.srcloc_payloads.v[2].name, -1);
+    teardown(&f);
+}
+END_TEST
+
+START_TEST(only_the_upstream_call_sites_number_threads)
+{
+    fixture_t f;
+    setup(&f);
+    model_thread_context(&f.m, 100);
+    model_zone_begin(&f.m, 10, 0x600, false);
+    model_zone_end(&f.m, 20);
+    ck_assert_uint_eq(f.m.local_threads.n, 1);       /* zones do not register */
+    ck_assert_uint_eq(f.m.nthreads, 1);               /* but create the thread */
+    model_mem_alloc(&f.m, 30, 200, 0x10, 8, false, false);
+    model_mem_free(&f.m, 40, 300, 0x99, false, false); /* unknown pointer: no */
+    model_single_string(&f.m, (const uint8_t *)"m", 1);
+    model_message(&f.m, 50, 0, false, 0xFFFFFFFF, 0, false);
+    ck_assert_uint_eq(f.m.local_threads.n, 3);
+    ck_assert_uint_eq(f.m.local_threads.v[1], 200);
+    ck_assert_uint_eq(f.m.local_threads.v[2], 100);
+    teardown(&f);
+}
+END_TEST
+
+START_TEST(equal_message_times_keep_reverse_arrival_order)
+{
+    fixture_t f;
+    setup(&f);
+    model_thread_context(&f.m, 1);
+    const char *texts[] = { "a", "b", "c" };
+    const int64_t times[] = { 100, 100, 50 };
+    for (int i = 0; i < 3; i++) {
+        model_single_string(&f.m, (const uint8_t *)texts[i], 1);
+        model_message(&f.m, times[i], 0, false, 0xFFFFFFFF, 0, false);
+    }
+    ck_assert_uint_eq(f.m.message_order.n, 3);
+    ck_assert_uint_eq(f.m.message_order.v[0], 2);    /* c at 50 */
+    ck_assert_uint_eq(f.m.message_order.v[1], 1);    /* b before a */
+    ck_assert_uint_eq(f.m.message_order.v[2], 0);
+    teardown(&f);
+}
+END_TEST
+
+START_TEST(frame_sets_with_the_same_name_merge)
+{
+    fixture_t f;
+    setup(&f);
+    model_frame_mark(&f.m, 300, 0xA);
+    model_frame_mark(&f.m, 100, 0xB);
+    model_frame_mark(&f.m, 200, 0xA);
+    ck_assert_uint_eq(f.q.issued[SQ_FRAME_NAME], 2);
+    model_frame_name(&f.m, 0xA, (const uint8_t *)"Render", 6);
+    model_frame_name(&f.m, 0xB, (const uint8_t *)"Render", 6);
+    ck_assert_uint_eq(f.m.frame_disc.order.n, 2);     /* base + Render */
+    const frameset_t *r = f.m.framesets[f.m.frame_disc.order.v[1]];
+    ck_assert_uint_eq(r->frames.n, 3);
+    ck_assert_int_eq(r->frames.v[0].start, 100);
+    ck_assert_int_eq(r->frames.v[2].start, 200);
+    ck_assert_str_eq(model_ptr_string(&f.m, 0), "Frame");
+    teardown(&f);
+}
+END_TEST
+
+START_TEST(end_of_session_waits_for_answers_and_open_zones)
+{
+    fixture_t f;
+    setup(&f);
+    model_thread_context(&f.m, 9);
+    model_zone_begin(&f.m, 10, 0x600, false);
+    char why[256];
+    ck_assert(model_pending_work(&f.m, true, false, why, sizeof why));
+    ck_assert_ptr_nonnull(strstr(why, "1 source locations"));
+    ck_assert_ptr_nonnull(strstr(why, "1 thread names"));
+    ck_assert_ptr_nonnull(strstr(why, "1 open zones"));
+    ck_assert_ptr_nonnull(strstr(why, "queries not yet sent"));
+    queryq_flush(&f.q);
+    model_source_location(&f.m, 0, 0, 0, 1, 0, 0, 0);
+    model_thread_name(&f.m, 9, (const uint8_t *)"main", 4);
+    ck_assert(model_pending_work(&f.m, true, false, why, sizeof why));
+    ck_assert_msg(!model_pending_work(&f.m, false, false, why, sizeof why), "still: %s", why);
+    teardown(&f);
+}
+END_TEST
+
+Suite *model_suite(void)
+{
+    Suite *s = suite_create("trace model");
+    TCase *tc = tcase_create("model");
+    tcase_add_test(tc, srcloc_ids_follow_first_use_and_answers_are_fifo);
+    tcase_add_test(tc, dynamic_srclocs_dedup_by_content_including_color);
+    tcase_add_test(tc, only_the_upstream_call_sites_number_threads);
+    tcase_add_test(tc, equal_message_times_keep_reverse_arrival_order);
+    tcase_add_test(tc, frame_sets_with_the_same_name_merge);
+    tcase_add_test(tc, end_of_session_waits_for_answers_and_open_zones);
+    suite_add_tcase(s, tc);
+    return s;
+}

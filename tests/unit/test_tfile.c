@@ -1,0 +1,125 @@
+/* test_tfile.c - unit tests of the .tracy container writer: header, 64 KiB
+ * chunks, round-robin zstd streams that continue across blocks, and write
+ * errors reported at close. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "tfile.h"
+#include "unit.h"
+
+/* Read the container back the way the 0.14 loader does. */
+static uint8_t *read_back(const uint8_t *file, size_t len, size_t *out_len, int *streams)
+{
+    ck_assert_uint_ge(len, 6);
+    ck_assert(memcmp(file, "tr\xfdP", 4) == 0);
+    ck_assert_int_eq(file[4], 1);
+    *streams = file[5];
+    ZSTD_DStream *ds[16];
+    for (int i = 0; i < *streams; i++) ds[i] = ZSTD_createDStream();
+    uint8_t *out = malloc(len * 64 + 65536);
+    size_t o = 0, pos = 6, k = 0;
+    while (pos < len) {
+        uint32_t size;
+        memcpy(&size, file + pos, 4);
+        pos += 4;
+        ZSTD_inBuffer in = { file + pos, size, 0 };
+        ZSTD_outBuffer ob = { out + o, 65536, 0 };
+        size_t rc = ZSTD_decompressStream(ds[k % (size_t)*streams], &ob, &in);
+        ck_assert(!ZSTD_isError(rc));
+        ck_assert_uint_eq(in.pos, size);
+        /* every block but the last decodes to exactly 64 KiB */
+        if (pos + size < len) ck_assert_uint_eq(ob.pos, 65536);
+        o += ob.pos;
+        pos += size;
+        k++;
+    }
+    for (int i = 0; i < *streams; i++) ZSTD_freeDStream(ds[i]);
+    *out_len = o;
+    return out;
+}
+
+START_TEST(payload_round_trips_through_four_streams)
+{
+    const size_t n = 9 * 65536 + 123;
+    uint8_t *payload = malloc(n);
+    for (size_t i = 0; i < n; i++) payload[i] = (uint8_t)(i * 31 / 7 ^ (i >> 11));
+    char *buf = NULL;
+    size_t blen = 0;
+    FILE *fp = open_memstream(&buf, &blen);
+    tfile_t t;
+    ck_assert_int_eq(tfile_open(&t, fp, 3, 4), 0);
+    /* odd-sized writes across chunk boundaries */
+    for (size_t off = 0; off < n;) {
+        size_t k = (off * 13 + 777) % 40000 + 1;
+        if (k > n - off) k = n - off;
+        tfile_write(&t, payload + off, k);
+        off += k;
+    }
+    ck_assert_int_eq(tfile_close(&t), 0);
+    fclose(fp);
+    ck_assert_uint_eq(t.nchunks, 10);
+    ck_assert_uint_eq(t.file_bytes, blen);
+    size_t got_len;
+    int streams;
+    uint8_t *got = read_back((uint8_t *)buf, blen, &got_len, &streams);
+    ck_assert_int_eq(streams, 4);
+    ck_assert_uint_eq(got_len, n);
+    ck_assert(memcmp(got, payload, n) == 0);
+    /* the fifth block continues stream 0: no new frame header */
+    size_t pos = 6;
+    for (int b = 0; b < 4; b++) {
+        uint32_t size;
+        memcpy(&size, buf + pos, 4);
+        ck_assert(memcmp(buf + pos + 4, "\x28\xb5\x2f\xfd", 4) == 0);
+        pos += 4 + size;
+    }
+    ck_assert(memcmp(buf + pos + 4, "\x28\xb5\x2f\xfd", 4) != 0);
+    free(got);
+    free(payload);
+    free(buf);
+}
+END_TEST
+
+START_TEST(empty_payload_has_no_blocks)
+{
+    char *buf = NULL;
+    size_t blen = 0;
+    FILE *fp = open_memstream(&buf, &blen);
+    tfile_t t;
+    ck_assert_int_eq(tfile_open(&t, fp, 3, 4), 0);
+    ck_assert_int_eq(tfile_close(&t), 0);
+    fclose(fp);
+    ck_assert_uint_eq(blen, 6);
+    free(buf);
+}
+END_TEST
+
+START_TEST(write_errors_are_reported_at_close)
+{
+    FILE *fp = fopen("/dev/full", "wb");
+    if (!fp) return;
+    setvbuf(fp, NULL, _IONBF, 0);
+    tfile_t t;
+    tfile_open(&t, fp, 3, 4);
+    uint8_t junk[70000] = {1};
+    tfile_write(&t, junk, sizeof junk);
+    ck_assert_int_eq(tfile_close(&t), -1);
+    ck_assert_int_ne(t.err, 0);
+    ck_assert_ptr_nonnull(t.err_what);
+    fclose(fp);
+}
+END_TEST
+
+Suite *tfile_suite(void)
+{
+    Suite *s = suite_create("file container");
+    TCase *tc = tcase_create("container");
+    tcase_add_test(tc, payload_round_trips_through_four_streams);
+    tcase_add_test(tc, empty_payload_has_no_blocks);
+    tcase_add_test(tc, write_errors_are_reported_at_close);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,13 @@
+/* unit.h - the unit test suites (Check), one per module under test. */
+#ifndef TC_UNIT_H
+#define TC_UNIT_H
+
+#include <check.h>
+
+Suite *frame_suite(void);
+Suite *event_suite(void);
+Suite *query_suite(void);
+Suite *tfile_suite(void);
+Suite *model_suite(void);
+
+#endif
