@@ -1,0 +1,12 @@
+# fish completion for tracy-capture
+complete -c tracy-capture -s o -l output -r -F -d 'Write the trace to FILE'
+complete -c tracy-capture -s a -l address -x -a '(__fish_print_hostnames)' -d 'Client address or host name'
+complete -c tracy-capture -s p -l port -x -d 'Client port (default 8086)'
+complete -c tracy-capture -s f -l force -d 'Overwrite the output file'
+complete -c tracy-capture -s s -l seconds -x -d 'Stop capturing after SECONDS'
+complete -c tracy-capture -s m -l memlimit -x -d 'Stop at PERCENT of physical memory'
+complete -c tracy-capture -l connect-timeout -x -d 'Give up when no client answers within SECONDS'
+complete -c tracy-capture -l end-timeout -x -d 'Stop waiting for answers after SECONDS without data'
+complete -c tracy-capture -s q -l quiet -d 'Print only errors and warnings'
+complete -c tracy-capture -s h -l help -d 'Show help'
+complete -c tracy-capture -s V -l version -d 'Show version'

@@ -1,0 +1,60 @@
+#!/bin/sh
+# replay-conformance.sh FIXTURE_DIR TRACY_CAPTURE TRACY_CSV REPLAY_TOOL
+#
+# Replays a recorded Tracy 0.14 session (../shared/fixtures/NAME) into our
+# tracy-capture through the replay tool, then checks with our own reader
+# that the saved file gives exactly the fixture's tracy-csvexport output
+# (default, -u and, where the fixture has messages, -m). Exit 77 (skip)
+# when the fixture or python3 is not available.
+set -u
+fx=$1 capture=$2 reader=$3 replay=$4
+name=$(basename "$fx")
+if [ ! -f "$fx/client-to-server.bin" ]; then
+    echo "SKIP: fixture $fx not found (../shared is absent)"
+    exit 77
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "SKIP: python3 is needed for the replay tool"
+    exit 77
+fi
+tmp=$(mktemp -d)
+trap 'kill $rpid 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+
+python3 "$replay" --port 0 --linger 20 "$fx" 2>"$tmp/replay.log" &
+rpid=$!
+port=
+for _ in $(seq 1 100); do
+    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/replay.log")
+    [ -n "$port" ] && break
+    sleep 0.05
+done
+[ -n "$port" ] || { echo "FAIL: the replay tool did not start"; cat "$tmp/replay.log"; exit 1; }
+
+# Answers to the disassembly-driven queries of upstream are not ours to
+# wait for in a replay: keep the end wait short.
+"$capture" -o "$tmp/out.tracy" -p "$port" --connect-timeout 10 --end-timeout 1 -q 2>"$tmp/capture.err"
+rc=$?
+wait $rpid
+cat "$tmp/capture.err"
+[ $rc -eq 0 ] || { echo "FAIL: tracy-capture exited $rc"; exit 1; }
+
+fail=0
+check() { # mode expected-file
+    if ! "$reader" $1 "$tmp/out.tracy" > "$tmp/got.csv"; then
+        echo "FAIL: $name: our reader rejected our file ($1)"; fail=1; return
+    fi
+    if cmp -s "$tmp/got.csv" "$2"; then
+        echo "ok: $name ${1:-default} matches ($(wc -l < "$2") lines)"
+    else
+        echo "FAIL: $name ${1:-default} differs from the fixture:"
+        diff "$tmp/got.csv" "$2" | head -20
+        fail=1
+    fi
+}
+check "" "$fx/capture.csv"
+if ! zstd -dcq "$fx/unwrap.csv.zst" > "$tmp/unwrap.csv"; then
+    echo "FAIL: cannot decompress $fx/unwrap.csv.zst (is zstd installed?)"; exit 1
+fi
+check -u "$tmp/unwrap.csv"
+check -m "$fx/messages.csv"
+exit $fail
