@@ -71,7 +71,8 @@ void model_free(model_t *m)
         &m->symbol_map, &m->pending_symbols, &m->code_symbol_map,
         &m->checked_file_ptr, &m->checked_file_idx, &m->pending_file_ptr,
         &m->source_cache, &m->source_queries, &m->power_map,
-        &m->pending_code, &m->symbol_code_map,
+        &m->pending_code, &m->symbol_code_map, &m->lock_map, &m->pool_map,
+        &m->external_names,
     };
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) hmap_free(maps[i]);
     VEC_FREE(m->frame_disc.order);
@@ -95,6 +96,26 @@ void model_free(model_t *m)
     VEC_FREE(m->symbol_code_addrs);
     VEC_FREE(m->source_names);
     VEC_FREE(m->power_last);
+    for (size_t i = 0; i < m->locks.n; i++) {
+        VEC_FREE(m->locks.v[i].threads);
+        VEC_FREE(m->locks.v[i].events);
+    }
+    VEC_FREE(m->locks);
+    for (size_t i = 0; i < m->pools.n; i++) {
+        VEC_FREE(m->pools.v[i].events);
+        hmap_free(&m->pools.v[i].active);
+    }
+    VEC_FREE(m->pools);
+    for (size_t i = 0; i < m->gpu_order.n; i++) {
+        gpu_ctx_t *c = m->gpu_order.v[i];
+        VEC_FREE(c->zones);
+        for (size_t k = 0; k < c->timelines.n; k++) VEC_FREE(c->timelines.v[k].stack);
+        VEC_FREE(c->timelines);
+        hmap_free(&c->timeline_map);
+        free(c->query);
+        free(c);
+    }
+    VEC_FREE(m->gpu_order);
     rhorder_free(&m->srcloc_counts);
     rhorder_free(&m->gpu_srcloc_counts);
     strtab_free(&m->strings);
