@@ -56,6 +56,7 @@ typedef struct capture {
 
     /* statistics */
     uint64_t t_start, t_connected, t_end, t_last_rx;   /* uv_hrtime() ns */
+    uint64_t t_stop;                                   /* when the stop was requested */
     uint64_t rx_bytes;
     int64_t mem_limit_bytes;
     uint64_t peak_rss;

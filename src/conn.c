@@ -297,7 +297,7 @@ static void request_stop(capture_t *c, const char *why)
         finish(c, OUT_INTERRUPTED);
         return;
     }
-    c->t_last_rx = uv_hrtime();
+    c->t_last_rx = c->t_stop = uv_hrtime();
     session_request_disconnect(&c->session);
     flush_out(c);
 }
@@ -333,9 +333,13 @@ static void on_tick(uv_timer_t *t)
     if (rss > c->peak_rss) c->peak_rss = rss;
     if (c->mem_limit_bytes > 0 && (int64_t)rss > c->mem_limit_bytes) request_stop(c, "memory limit reached");
 
+    /* The end wait is bounded: after Terminate, by time without data; after
+     * our own stop request, also in total (a client that keeps streaming
+     * instead of ending must not keep us). */
+    const uint64_t limit = (uint64_t)(c->opts->end_timeout * 1e9);
     const bool ending = c->stop_requested || c->session.model.terminate;
     if (ending && c->session.state == SESSION_STREAMING &&
-        now - c->t_last_rx > (uint64_t)(c->opts->end_timeout * 1e9)) {
+        (now - c->t_last_rx > limit || (c->stop_requested && now - c->t_stop > limit))) {
         session_waiting(&c->session, c->gave_up_on, sizeof c->gave_up_on);
         finish(c, OUT_GAVE_UP);
         return;

@@ -72,8 +72,12 @@ static int report_outcome(capture_t *c)
         if (!o->quiet) diag_note("capture stopped (%s)", c->stop_reason);
         return EXIT_OK;
     case OUT_GAVE_UP:
-        diag_warn("stopped waiting after %g s without data from the client; still missing: %s",
-                  o->end_timeout, c->gave_up_on[0] ? c->gave_up_on : "nothing");
+        if (!c->session.model.terminate)
+            diag_warn("the client did not end the session within %g s of the request (%s); saving what arrived",
+                      o->end_timeout, c->stop_reason);
+        else
+            diag_warn("stopped waiting after %g s without data from the client; still missing: %s",
+                      o->end_timeout, c->gave_up_on[0] ? c->gave_up_on : "nothing");
         return EXIT_OK;
     case OUT_CLIENT_GONE:
         diag_warn("the client closed the connection before the session ended%s%s; saving what arrived",
