@@ -1,0 +1,202 @@
+/* main.c - command line of tracy-test-client, a scripted stand-in for a
+ * Tracy-instrumented application: it plays the client side of Tracy
+ * network protocol 82 (v0.14.0) so the capture tool can be tested end to
+ * end. See usage() for the options and scenario.c for what is sent. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "client.h"
+#include "manifest.h"
+#include "names.h"
+#include "scenario.h"
+#include "session.h"
+#include "wire.h"
+
+#define DEFAULT_TIMEOUT_S 300.0
+
+int64_t tc_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void tc_log(const struct tc_client *c, const char *fmt, ...)
+{
+    if (c->opt.quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("tracy-test-client: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tracy-test-client [options]\n"
+            "Plays the client side of Tracy protocol 82 for testing a capture tool.\n"
+            "  -p, --port N          TCP port to listen on (default 8086, 0 = any free)\n"
+            "  -a, --address A       address to listen on (default 127.0.0.1)\n"
+            "  -S, --scenario NAME   %s (default normal)\n"
+            "  -g, --garbage-kind K  for --scenario garbage: length, lz4 or event (default length)\n"
+            "  -P, --protocol V      protocol version to accept (default 82); other versions\n"
+            "                        get ProtocolMismatch and the client keeps listening\n"
+            "  -s, --seconds S       duration of the stream scenario (default 10)\n"
+            "  -z, --zones N         approximate number of zones to send\n"
+            "  -t, --threads N       application threads incl. the main thread (1-16)\n"
+            "  -m, --manifest FILE   write a description of what was sent\n"
+            "  -r, --record FILE     write every byte sent to the server to FILE\n"
+            "  -T, --timeout S       give up (exit 3) after S seconds in total (default 300,\n"
+            "                        0 = never; extended by --seconds for stream)\n"
+            "  -q, --quiet           no diagnostics (the listening line is always printed)\n"
+            "  -V, --version         print the version\n"
+            "  -h, --help            this text\n",
+            scenario_names());
+}
+
+static bool parse_number(const char *s, double min, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || v < min)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_garbage_kind(const char *s, enum tc_garbage_kind *out)
+{
+    if (strcmp(s, "length") == 0)
+        *out = TC_GARBAGE_LENGTH;
+    else if (strcmp(s, "lz4") == 0)
+        *out = TC_GARBAGE_LZ4;
+    else if (strcmp(s, "event") == 0)
+        *out = TC_GARBAGE_EVENT;
+    else
+        return false;
+    return true;
+}
+
+static void default_options(struct tc_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->address = "127.0.0.1";
+    o->port = 8086;
+    o->scenario = TC_SCEN_NORMAL;
+    o->scenario_name = "normal";
+    o->garbage_kind = TC_GARBAGE_LENGTH;
+    o->protocol = TC_PROTOCOL_VERSION;
+    o->seconds = 10.0;
+    o->timeout = DEFAULT_TIMEOUT_S;
+}
+
+/* Returns -1 to continue, else an exit status. */
+static int parse_options(int argc, char **argv, struct tc_options *o)
+{
+    static const struct option longopts[] = {
+        { "port", required_argument, NULL, 'p' },
+        { "address", required_argument, NULL, 'a' },
+        { "scenario", required_argument, NULL, 'S' },
+        { "garbage-kind", required_argument, NULL, 'g' },
+        { "protocol", required_argument, NULL, 'P' },
+        { "seconds", required_argument, NULL, 's' },
+        { "zones", required_argument, NULL, 'z' },
+        { "threads", required_argument, NULL, 't' },
+        { "manifest", required_argument, NULL, 'm' },
+        { "record", required_argument, NULL, 'r' },
+        { "timeout", required_argument, NULL, 'T' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "version", no_argument, NULL, 'V' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int opt;
+    double v;
+    while ((opt = getopt_long(argc, argv, "p:a:S:g:P:s:z:t:m:r:T:qVh", longopts, NULL)) != -1) {
+        bool ok = true;
+        switch (opt) {
+        case 'p': ok = parse_number(optarg, 0, &v) && v <= 65535; o->port = (int)v; break;
+        case 'a': o->address = optarg; break;
+        case 'S': ok = scenario_parse(optarg, &o->scenario); o->scenario_name = optarg; break;
+        case 'g': ok = parse_garbage_kind(optarg, &o->garbage_kind); break;
+        case 'P': ok = parse_number(optarg, 0, &v) && v <= 0xFFFFFFFFu; o->protocol = (uint32_t)v; break;
+        case 's': ok = parse_number(optarg, 0, &o->seconds); break;
+        case 'z': ok = parse_number(optarg, 1, &v); o->zones = (long)v; break;
+        case 't': ok = parse_number(optarg, 1, &v) && v <= 16; o->threads = (int)v; break;
+        case 'm': o->manifest_path = optarg; break;
+        case 'r': o->record_path = optarg; break;
+        case 'T': ok = parse_number(optarg, 0, &o->timeout); break;
+        case 'q': o->quiet = true; break;
+        case 'V': printf("tracy-test-client %s (Tracy protocol %d)\n", TC_VERSION, TC_PROTOCOL_VERSION); return 0;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 1;
+        }
+        if (!ok) {
+            fprintf(stderr, "tracy-test-client: invalid value for -%c: %s\n", opt, optarg);
+            return 1;
+        }
+    }
+    if (optind != argc) {
+        usage(stderr);
+        return 1;
+    }
+    return -1;
+}
+
+static void init_client(struct tc_client *c)
+{
+    c->listen_fd = -1;
+    c->start_ns = tc_now_ns();
+    c->init_begin = 1000000;
+    c->init_end = c->init_begin + 250000;
+    c->main_tid = 1000;
+    c->symbol_tid = 1999;
+    if (c->opt.timeout > 0) {
+        double limit = c->opt.timeout;
+        if (c->opt.scenario == TC_SCEN_STREAM)
+            limit += c->opt.seconds;
+        c->deadline_ns = c->start_ns + (int64_t)(limit * 1e9);
+    }
+    names_init(c);
+    manifest_init(c);
+}
+
+int main(int argc, char **argv)
+{
+    struct tc_client client = { 0 }; /* the one context of the program */
+    struct tc_client *c = &client;
+    default_options(&c->opt);
+    int rc = parse_options(argc, argv, &c->opt);
+    if (rc >= 0)
+        return rc;
+    signal(SIGPIPE, SIG_IGN);
+    init_client(c);
+    if (!wire_init(c)) {
+        fprintf(stderr, "tracy-test-client: out of memory\n");
+        return 1;
+    }
+    rc = 1;
+    if (session_listen(c))
+        rc = session_serve(c);
+    if (c->opt.manifest_path && !manifest_write(c, c->opt.manifest_path)) {
+        fprintf(stderr, "tracy-test-client: cannot write %s\n", c->opt.manifest_path);
+        rc = rc ? rc : 1;
+    }
+    tc_log(c, "done: %s, %llu frames, %llu bytes", c->man.end_reason,
+           (unsigned long long)c->wire.frames, (unsigned long long)c->wire.wire_bytes);
+    wire_free(c);
+    names_free(c);
+    manifest_free(c);
+    if (c->listen_fd >= 0)
+        close(c->listen_fd);
+    return rc;
+}

@@ -1,0 +1,283 @@
+/* manifest.c - records what tracy-test-client sent and writes it as a
+ * plain-text manifest (--manifest FILE) that end-to-end tests compare with
+ * the capture (e.g. with tracy-csvexport output).
+ *
+ * Format (format 1): one fact per line, `KEY FIELD...`, fields separated by
+ * one space; the LAST field of a line (a name or a text) runs to the end
+ * of the line and may contain spaces. Lines starting with '#' are comments.
+ * Times are server nanoseconds: T(t) = t - initBegin (timerMul is 1.0).
+ *
+ *   format 1
+ *   scenario NAME
+ *   protocol V                    protocol version the client accepts
+ *   program NAME                  WelcomeMessage.programName
+ *   pid N
+ *   init_begin TICKS              WelcomeMessage.initBegin (time origin)
+ *   end REASON                    terminate | server-closed | disconnect |
+ *                                 disconnect-mid-frame | reset | garbage-KIND |
+ *                                 not-available | drop | timeout | no-session
+ *   threads N                     application threads that carried events
+ *   thread TID NAME               (name as answered to ThreadString)
+ *   zones N                       closed zones (end > start), all sources
+ *   zones_open N                  zones begun and never ended
+ *   zone COUNT TOTAL_NS FILE LINE NAME
+ *                                 per source location with COUNT > 0 closed
+ *                                 zones; NAME is csvexport's name column
+ *                                 (srcloc name, else function); TOTAL_NS is
+ *                                 csvexport's total_ns
+ *   frames N                      default frame set marks sent (FrameMarkMsg
+ *                                 with name 0; the server adds its own)
+ *   frameset COUNT continuous|discontinuous NAME
+ *                                 named frame sets (COUNT marks / start-end pairs)
+ *   messages N
+ *   message TIME_NS TEXT          every message (copied, colored, literal), sorted
+ *                                 by time (times are unique)
+ *   appinfo TEXT                  MessageAppInfo texts, in order
+ *   plots N
+ *   plot POINTS NAME
+ *   locks N
+ *   lock ID EVENTS NAME           NAME = LockName text; EVENTS = wait/obtain/release
+ *   mempool ALLOCS FREES NAME     NAME "(default)" for the default pool
+ *   callstacks N                  call-stack payloads sent
+ *   last_event_ns T               largest event time sent
+ *   event TYPE COUNT              events sent per QueueType value (decimal),
+ *                                 compact forms counted separately
+ *   query TYPE COUNT              queries received per ServerQuery value
+ *                                 (TYPE "unknown" for values > 15)
+ *   lz4_frames N                  LZ4 frames sent
+ *   bytes_raw N                   decompressed stream bytes sent
+ *   bytes_wire N                  bytes written to the socket
+ *   note TEXT                     free-form remarks (e.g. answers withheld)
+ */
+#include "manifest.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "names.h"
+
+static const char *const counter_prefix[] = {
+    [TC_CNT_PLOT] = "plot",
+    [TC_CNT_FRAMESET_CONT] = "frameset",
+    [TC_CNT_FRAMESET_DISCONT] = "frameset",
+    [TC_CNT_LOCK] = "lock",
+    [TC_CNT_MEMPOOL] = "mempool",
+};
+
+static void *grow(void *base, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return base;
+    size_t nc = *cap ? *cap * 2 : 16;
+    void *nb = realloc(base, nc * elem);
+    if (!nb)
+        abort();
+    *cap = nc;
+    return nb;
+}
+
+void manifest_init(struct tc_client *c)
+{
+    memset(&c->man, 0, sizeof(c->man));
+    c->man.end_reason = "no-session";
+}
+
+void manifest_free(struct tc_client *c)
+{
+    struct tc_manifest *m = &c->man;
+    for (size_t i = 0; i < m->n_counters; i++)
+        free(m->counters[i].name);
+    for (size_t i = 0; i < m->n_messages; i++)
+        free(m->messages[i].text);
+    for (size_t i = 0; i < m->n_appinfo; i++)
+        free(m->appinfo[i]);
+    free(m->counters);
+    free(m->messages);
+    free(m->appinfo);
+}
+
+struct tc_named_counter *manifest_counter(struct tc_client *c, enum tc_counter_kind kind,
+                                          uint64_t key, const char *name)
+{
+    struct tc_manifest *m = &c->man;
+    for (size_t i = 0; i < m->n_counters; i++)
+        if (m->counters[i].kind == (int)kind && m->counters[i].key == key)
+            return &m->counters[i];
+    m->counters = grow(m->counters, &m->cap_counters, m->n_counters, sizeof(*m->counters));
+    struct tc_named_counter *e = &m->counters[m->n_counters++];
+    memset(e, 0, sizeof(*e));
+    e->kind = (int)kind;
+    e->key = key;
+    e->name = tc_strdup(name);
+    return e;
+}
+
+int64_t manifest_ns(const struct tc_client *c, int64_t t)
+{
+    return t - c->init_begin;
+}
+
+void manifest_time(struct tc_client *c, int64_t t)
+{
+    int64_t ns = manifest_ns(c, t);
+    if (ns > c->man.last_ns)
+        c->man.last_ns = ns;
+}
+
+bool manifest_message_time_taken(const struct tc_client *c, int64_t t)
+{
+    int64_t ns = manifest_ns(c, t);
+    for (size_t i = 0; i < c->man.n_messages; i++)
+        if (c->man.messages[i].time_ns == ns)
+            return true;
+    return false;
+}
+
+void manifest_message(struct tc_client *c, int64_t t, const char *text)
+{
+    struct tc_manifest *m = &c->man;
+    m->messages = grow(m->messages, &m->cap_messages, m->n_messages, sizeof(*m->messages));
+    struct tc_message_entry *e = &m->messages[m->n_messages];
+    e->time_ns = manifest_ns(c, t);
+    e->seq = m->n_messages++;
+    e->text = tc_strdup(text);
+    manifest_time(c, t);
+}
+
+void manifest_appinfo(struct tc_client *c, const char *text)
+{
+    struct tc_manifest *m = &c->man;
+    m->appinfo = grow(m->appinfo, &m->cap_appinfo, m->n_appinfo, sizeof(*m->appinfo));
+    m->appinfo[m->n_appinfo++] = tc_strdup(text);
+}
+
+static int message_order(const void *a, const void *b)
+{
+    const struct tc_message_entry *x = a, *y = b;
+    if (x->time_ns != y->time_ns)
+        return x->time_ns < y->time_ns ? -1 : 1;
+    return x->seq < y->seq ? -1 : (x->seq > y->seq);
+}
+
+static void write_threads(FILE *f, const struct tc_client *c)
+{
+    size_t used = 0;
+    for (size_t i = 0; i < c->names.n_threads; i++)
+        used += c->names.threads[i].used;
+    fprintf(f, "threads %zu\n", used);
+    for (size_t i = 0; i < c->names.n_threads; i++)
+        if (c->names.threads[i].used)
+            fprintf(f, "thread %u %s\n", c->names.threads[i].tid, c->names.threads[i].name);
+}
+
+static void write_zones(FILE *f, const struct tc_client *c)
+{
+    uint64_t closed = 0, open = 0;
+    for (size_t i = 0; i < c->names.n_srclocs; i++) {
+        closed += c->names.srclocs[i].zones;
+        open += c->names.srclocs[i].open;
+    }
+    fprintf(f, "zones %llu\nzones_open %llu\n", (unsigned long long)closed,
+            (unsigned long long)open);
+    for (size_t i = 0; i < c->names.n_srclocs; i++) {
+        const struct tc_srcloc_entry *s = &c->names.srclocs[i];
+        if (s->zones == 0)
+            continue;
+        fprintf(f, "zone %llu %lld %s %u %s\n", (unsigned long long)s->zones,
+                (long long)s->total_ns, s->file, s->line, s->name ? s->name : s->function);
+    }
+}
+
+static size_t count_kind(const struct tc_manifest *m, enum tc_counter_kind a,
+                         enum tc_counter_kind b)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->n_counters; i++)
+        n += m->counters[i].kind == (int)a || m->counters[i].kind == (int)b;
+    return n;
+}
+
+static void write_counters(FILE *f, const struct tc_manifest *m, enum tc_counter_kind kind)
+{
+    for (size_t i = 0; i < m->n_counters; i++) {
+        const struct tc_named_counter *e = &m->counters[i];
+        if (e->kind != (int)kind)
+            continue;
+        const char *prefix = counter_prefix[e->kind];
+        switch ((enum tc_counter_kind)e->kind) {
+        case TC_CNT_FRAMESET_CONT:
+        case TC_CNT_FRAMESET_DISCONT:
+            fprintf(f, "%s %llu %s %s\n", prefix, (unsigned long long)e->count,
+                    e->kind == TC_CNT_FRAMESET_CONT ? "continuous" : "discontinuous", e->name);
+            break;
+        case TC_CNT_LOCK:
+            fprintf(f, "%s %llu %llu %s\n", prefix, (unsigned long long)e->key,
+                    (unsigned long long)e->count, e->name);
+            break;
+        case TC_CNT_MEMPOOL:
+            fprintf(f, "%s %llu %llu %s\n", prefix, (unsigned long long)e->count,
+                    (unsigned long long)e->count2, e->name);
+            break;
+        case TC_CNT_PLOT:
+            fprintf(f, "%s %llu %s\n", prefix, (unsigned long long)e->count, e->name);
+            break;
+        }
+    }
+}
+
+static void write_messages(FILE *f, struct tc_manifest *m)
+{
+    if (m->n_messages > 1)
+        qsort(m->messages, m->n_messages, sizeof(*m->messages), message_order);
+    fprintf(f, "messages %zu\n", m->n_messages);
+    for (size_t i = 0; i < m->n_messages; i++)
+        fprintf(f, "message %lld %s\n", (long long)m->messages[i].time_ns, m->messages[i].text);
+    for (size_t i = 0; i < m->n_appinfo; i++)
+        fprintf(f, "appinfo %s\n", m->appinfo[i]);
+}
+
+static void write_traffic(FILE *f, const struct tc_client *c)
+{
+    for (int t = 0; t < 256; t++)
+        if (c->ev.sent[t])
+            fprintf(f, "event %d %llu\n", t, (unsigned long long)c->ev.sent[t]);
+    for (int q = 0; q <= TC_SQ_COUNT; q++) {
+        if (!c->wire.queries[q])
+            continue;
+        if (q == TC_SQ_COUNT)
+            fprintf(f, "query unknown %llu\n", (unsigned long long)c->wire.queries[q]);
+        else
+            fprintf(f, "query %d %llu\n", q, (unsigned long long)c->wire.queries[q]);
+    }
+    fprintf(f, "lz4_frames %llu\nbytes_raw %llu\nbytes_wire %llu\n",
+            (unsigned long long)c->wire.frames, (unsigned long long)c->wire.raw_bytes,
+            (unsigned long long)c->wire.wire_bytes);
+}
+
+bool manifest_write(struct tc_client *c, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return false;
+    struct tc_manifest *m = &c->man;
+    fprintf(f, "# tracy-test-client manifest; format described in tests/client/manifest.c\n");
+    fprintf(f, "format 1\nscenario %s\nprotocol %u\nprogram tracy-test-client\n",
+            c->opt.scenario_name, c->opt.protocol);
+    fprintf(f, "pid %ld\ninit_begin %lld\nend %s\n", (long)getpid(), (long long)c->init_begin,
+            m->end_reason);
+    write_threads(f, c);
+    write_zones(f, c);
+    fprintf(f, "frames %llu\n", (unsigned long long)m->default_frames);
+    write_messages(f, m);
+    fprintf(f, "plots %zu\nlocks %zu\n", count_kind(m, TC_CNT_PLOT, TC_CNT_PLOT),
+            count_kind(m, TC_CNT_LOCK, TC_CNT_LOCK));
+    for (int kind = TC_CNT_PLOT; kind <= TC_CNT_MEMPOOL; kind++)
+        write_counters(f, m, (enum tc_counter_kind)kind);
+    fprintf(f, "callstacks %llu\nlast_event_ns %lld\n", (unsigned long long)m->callstacks,
+            (long long)m->last_ns);
+    write_traffic(f, c);
+    if (m->note)
+        fprintf(f, "note %s\n", m->note);
+    return fclose(f) == 0;
+}

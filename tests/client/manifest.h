@@ -1,0 +1,29 @@
+/* manifest.h - facts about what tracy-test-client sent, for tests to
+ * assert against (format documented in manifest.c). */
+#ifndef TC_MANIFEST_H
+#define TC_MANIFEST_H
+
+#include "client.h"
+
+void manifest_init(struct tc_client *c);
+void manifest_free(struct tc_client *c);
+
+/* Find or create the counter of a plot / frame set / lock / memory pool. */
+struct tc_named_counter *manifest_counter(struct tc_client *c, enum tc_counter_kind kind,
+                                          uint64_t key, const char *name);
+
+void manifest_message(struct tc_client *c, int64_t t, const char *text);
+void manifest_appinfo(struct tc_client *c, const char *text);
+
+/* Note a timed event at tick t (tracks the last event time). */
+void manifest_time(struct tc_client *c, int64_t t);
+
+/* Client ticks to server nanoseconds (timerMul is 1, origin initBegin). */
+int64_t manifest_ns(const struct tc_client *c, int64_t t);
+
+/* True if a message was already recorded at exactly tick t. */
+bool manifest_message_time_taken(const struct tc_client *c, int64_t t);
+
+bool manifest_write(struct tc_client *c, const char *path);
+
+#endif

@@ -1,0 +1,1285 @@
+/* load: .tracy payload parser.  One function per section (tracy-file-0.14.md
+ * §5.1..§5.36), called in file order by load_model().  Reads use a sticky
+ * failure flag: after the first error every read returns zeros and the
+ * section functions stop at their next loop check, so the first error
+ * (with section name and payload offset) is the one reported. */
+#include "load.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the reader assumes a little-endian host"
+#endif
+
+typedef struct loader {
+    tfread *r;
+    tf_model *m;
+    int section;              /* number as in §2.2, 0 = payload header */
+    const char *section_name;
+    int failed;
+    char *err;
+    size_t errsz;
+} loader;
+
+/* ---- errors and primitive reads ---------------------------------------- */
+
+static int fail(loader *L, const char *fmt, ...)
+{
+    if (L->failed)
+        return -1;
+    L->failed = 1;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(L->err, L->errsz, "section %d (%s): payload offset %" PRIu64 ": %s", L->section,
+             L->section_name, tfread_offset(L->r), msg);
+    return -1;
+}
+
+static int rd(loader *L, void *dst, size_t n)
+{
+    if (L->failed) {
+        if (dst)
+            memset(dst, 0, n);
+        return -1;
+    }
+    if (tfread_read(L->r, dst, n) != 0) {
+        if (dst)
+            memset(dst, 0, n);
+        return fail(L, "%s", tfread_error(L->r));
+    }
+    return 0;
+}
+
+#define DEFINE_READER(name, type)          \
+    static type name(loader *L)            \
+    {                                      \
+        type v;                            \
+        rd(L, &v, sizeof v);               \
+        return v;                          \
+    }
+DEFINE_READER(rd_u8, uint8_t)
+DEFINE_READER(rd_i8, int8_t)
+DEFINE_READER(rd_u16, uint16_t)
+DEFINE_READER(rd_i16, int16_t)
+DEFINE_READER(rd_u32, uint32_t)
+DEFINE_READER(rd_i32, int32_t)
+DEFINE_READER(rd_u64, uint64_t)
+DEFINE_READER(rd_i64, int64_t)
+DEFINE_READER(rd_f32, float)
+DEFINE_READER(rd_f64, double)
+#undef DEFINE_READER
+
+/* Int24 / StringIdx: 3 bytes little endian. */
+static uint32_t rd_u24(loader *L)
+{
+    uint8_t b[3];
+    rd(L, b, 3);
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16;
+}
+
+/* Int48: 6 bytes, signed. */
+static int64_t rd_i48(loader *L)
+{
+    uint8_t b[8] = { 0 };
+    rd(L, b, 6);
+    uint64_t v = 0;
+    memcpy(&v, b, 8);
+    return (int64_t)(v << 16) >> 16;
+}
+
+static tf_strref rd_strref(loader *L)
+{
+    tf_strref s;
+    s.value = rd_u64(L);
+    s.flags = rd_u8(L);
+    return s;
+}
+
+static tf_srcloc rd_srcloc(loader *L)
+{
+    tf_srcloc s;
+    s.name = rd_strref(L);
+    s.function = rd_strref(L);
+    s.file = rd_strref(L);
+    s.line = rd_u32(L);
+    s.color = rd_u32(L);
+    return s;
+}
+
+/* Delta-coded time: ref += delta, value = ref (§4). */
+static int64_t rd_time(loader *L, int64_t *ref)
+{
+    *ref = (int64_t)((uint64_t)*ref + (uint64_t)rd_i64(L));
+    return *ref;
+}
+
+/* ---- allocation helpers ------------------------------------------------ */
+
+/* Reject counts that cannot fit in what is left of the payload. */
+static int check_count(loader *L, uint64_t n, size_t min_bytes, const char *what)
+{
+    if (L->failed)
+        return -1;
+    if (min_bytes != 0 && n > tfread_remaining_bound(L->r) / min_bytes)
+        return fail(L, "%s count %" PRIu64 " exceeds the remaining payload", what, n);
+    return 0;
+}
+
+/* calloc for n elements whose on-disk size is at least min_bytes each. */
+static void *alloc_array(loader *L, uint64_t n, size_t elem, size_t min_bytes, const char *what)
+{
+    if (check_count(L, n, min_bytes, what) != 0)
+        return NULL;
+    void *p = calloc(n ? (size_t)n : 1, elem);
+    if (!p)
+        fail(L, "out of memory for %" PRIu64 " %s", n, what);
+    return p;
+}
+
+/* Make room for `need` elements in a growable array. */
+static int grow_array(loader *L, void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 64;
+    while (ncap < need)
+        ncap *= 2;
+    void *p = realloc(*arr, ncap * elem);
+    if (!p)
+        return fail(L, "out of memory");
+    *arr = p;
+    *cap = ncap;
+    return 0;
+}
+
+/* Read a u64-length-prefixed string into a fresh NUL-terminated buffer. */
+static char *rd_len_string(loader *L, uint64_t *len_out, const char *what)
+{
+    uint64_t len = rd_u64(L);
+    *len_out = len;
+    if (check_count(L, len, 1, what) != 0)
+        return NULL;
+    char *s = alloc_array(L, len + 1, 1, 0, what);
+    if (!s)
+        return NULL;
+    rd(L, s, (size_t)len);
+    return s;
+}
+
+/* Append bytes to the string pool; returns the offset (NUL appended). */
+static size_t pool_append(loader *L, uint64_t len)
+{
+    tf_model *m = L->m;
+    if (check_count(L, len, 1, "string length") != 0)
+        return 0;
+    if (grow_array(L, (void **)&m->str_pool, &m->str_pool_cap, m->str_pool_len + (size_t)len + 1, 1) != 0)
+        return 0;
+    size_t off = m->str_pool_len;
+    rd(L, m->str_pool + off, (size_t)len);
+    m->str_pool[off + len] = '\0';
+    m->str_pool_len += (size_t)len + 1;
+    return off;
+}
+
+static uint64_t *rd_u64_array(loader *L, size_t *count, const char *what)
+{
+    uint64_t n = rd_u64(L);
+    uint64_t *a = alloc_array(L, n, sizeof *a, 8, what);
+    if (!a)
+        return NULL;
+    rd(L, a, (size_t)n * 8);
+    *count = (size_t)n;
+    return a;
+}
+
+static tf_u64pair *rd_pair_array(loader *L, size_t *count, const char *what)
+{
+    uint64_t n = rd_u64(L);
+    tf_u64pair *a = alloc_array(L, n, sizeof *a, 16, what);
+    if (!a)
+        return NULL;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        a[i].a = rd_u64(L);
+        a[i].b = rd_u64(L);
+    }
+    *count = (size_t)n;
+    return a;
+}
+
+/* ---- sections ---------------------------------------------------------- */
+
+static int load_payload_header(loader *L)
+{
+    char magic[5];
+    rd(L, magic, 5);
+    uint8_t v[3];
+    rd(L, v, 3);
+    if (L->failed)
+        return -1;
+    if (memcmp(magic, "tracy", 5) != 0)
+        return fail(L, "payload does not start with \"tracy\" (legacy 0.2.0 format?)");
+    memcpy(L->m->version, v, 3);
+    uint32_t ver = (uint32_t)v[0] << 16 | (uint32_t)v[1] << 8 | v[2];
+    if (ver < 0x000D06 || ver > 0x000E00)
+        return fail(L, "unsupported file version %u.%u.%u (layout of 0.13.6 .. 0.14.0 only)", v[0],
+                    v[1], v[2]);
+    return 0;
+}
+
+static int load_capture_info(loader *L)
+{
+    tf_model *m = L->m;
+    m->resolution = rd_i64(L);
+    m->timer_mul = rd_f64(L);
+    m->last_time = rd_i64(L);
+    m->frame_offset = rd_u64(L);
+    m->pid = rd_u64(L);
+    m->sampling_period = rd_i64(L);
+    m->cpu_arch = rd_u8(L);
+    m->cpu_id = rd_u32(L);
+    rd(L, m->cpu_manufacturer, 12);
+    m->cpu_manufacturer[12] = '\0';
+    m->on_demand = rd_u8(L);
+    m->capture_name = rd_len_string(L, &m->capture_name_len, "capture name");
+    m->capture_program = rd_len_string(L, &m->capture_program_len, "capture program");
+    m->capture_time = rd_u64(L);
+    m->executable_time = rd_u64(L);
+    m->host_info = rd_len_string(L, &m->host_info_len, "host info");
+    return L->failed ? -1 : 0;
+}
+
+static int add_topology_thread(loader *L, uint32_t pkg, uint32_t die, uint32_t core, size_t *cap)
+{
+    tf_model *m = L->m;
+    if (grow_array(L, (void **)&m->topo, cap, m->topo_count + 1, sizeof *m->topo) != 0)
+        return -1;
+    tf_topo_thread *t = &m->topo[m->topo_count++];
+    t->package = pkg;
+    t->die = die;
+    t->core = core;
+    t->thread = rd_u32(L);
+    return L->failed ? -1 : 0;
+}
+
+static int load_cpu_topology(loader *L)
+{
+    size_t cap = 0;
+    uint64_t npkg = rd_u64(L);
+    if (check_count(L, npkg, 12, "package") != 0)
+        return -1;
+    L->m->topo_packages = (size_t)npkg;
+    for (uint64_t p = 0; p < npkg && !L->failed; p++) {
+        uint32_t pkg = rd_u32(L);
+        uint64_t ndie = rd_u64(L);
+        for (uint64_t d = 0; d < ndie && !L->failed; d++) {
+            uint32_t die = rd_u32(L);
+            uint64_t ncore = rd_u64(L);
+            for (uint64_t c = 0; c < ncore && !L->failed; c++) {
+                uint32_t core = rd_u32(L);
+                uint64_t nthr = rd_u64(L);
+                for (uint64_t t = 0; t < nthr && !L->failed; t++)
+                    add_topology_thread(L, pkg, die, core, &cap);
+            }
+        }
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_crash_event(loader *L)
+{
+    tf_crash *c = &L->m->crash;
+    c->thread = rd_u64(L);
+    c->time = rd_i64(L);
+    c->message = rd_u64(L);
+    c->callstack = rd_u32(L);
+    return L->failed ? -1 : 0;
+}
+
+static int load_frame_set(loader *L, tf_frameset *fs)
+{
+    fs->name = rd_u64(L);
+    fs->continuous = rd_u8(L);
+    uint64_t n = rd_u64(L);
+    fs->frames = alloc_array(L, n, sizeof *fs->frames, fs->continuous ? 12 : 20, "frame");
+    if (!fs->frames)
+        return -1;
+    fs->count = (size_t)n;
+    int64_t ref = 0;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        tf_frame *f = &fs->frames[i];
+        f->start = rd_time(L, &ref);
+        f->end = fs->continuous ? -1 : rd_time(L, &ref);
+        f->image = rd_i32(L);
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_frame_sets(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    m->framesets = alloc_array(L, n, sizeof *m->framesets, 17, "frame set");
+    if (!m->framesets)
+        return -1;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        m->frameset_count = (size_t)i + 1;
+        load_frame_set(L, &m->framesets[i]);
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_sections(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    m->sections = alloc_array(L, n, sizeof *m->sections, 10, "section category");
+    if (!m->sections)
+        return -1;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        tf_section_cat *c = &m->sections[i];
+        m->section_count = (size_t)i + 1;
+        c->category = rd_u16(L);
+        uint64_t items = rd_u64(L);
+        c->items = alloc_array(L, items, sizeof *c->items, 15, "section item");
+        if (!c->items)
+            return -1;
+        c->count = (size_t)items;
+        for (uint64_t j = 0; j < items && !L->failed; j++) {
+            c->items[j].start = rd_i48(L);
+            c->items[j].end = rd_i48(L);
+            c->items[j].text_sidx = rd_u24(L);
+        }
+    }
+    uint64_t nd = rd_u64(L);
+    m->section_descs = alloc_array(L, nd, sizeof *m->section_descs, 5, "section description");
+    if (!m->section_descs)
+        return -1;
+    m->section_desc_count = (size_t)nd;
+    for (uint64_t i = 0; i < nd && !L->failed; i++) {
+        m->section_descs[i].category = rd_u16(L);
+        m->section_descs[i].text_sidx = rd_u24(L);
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_string_data(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    m->strings = alloc_array(L, n, sizeof *m->strings, 16, "string");
+    if (!m->strings)
+        return -1;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        tf_string *s = &m->strings[i];
+        s->id = rd_u64(L);
+        s->len = rd_u64(L);
+        s->off = pool_append(L, s->len);
+        if (!L->failed)
+            m->string_count = (size_t)i + 1;
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_pointer_map(loader *L)
+{
+    L->m->ptr_map = rd_pair_array(L, &L->m->ptr_map_count, "pointer map entry");
+    return L->failed ? -1 : 0;
+}
+
+static int load_thread_names(loader *L)
+{
+    L->m->thread_names = rd_pair_array(L, &L->m->thread_name_count, "thread name");
+    return L->failed ? -1 : 0;
+}
+
+static int load_external_names(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    m->ext_names = alloc_array(L, n, sizeof *m->ext_names, 24, "external name");
+    if (!m->ext_names)
+        return -1;
+    m->ext_name_count = (size_t)n;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        m->ext_names[i].thread = rd_u64(L);
+        m->ext_names[i].process_str = rd_u64(L);
+        m->ext_names[i].name_str = rd_u64(L);
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_local_threads(loader *L)
+{
+    L->m->local_threads = rd_u64_array(L, &L->m->local_thread_count, "local thread");
+    return L->failed ? -1 : 0;
+}
+
+static int load_external_threads(loader *L)
+{
+    L->m->ext_threads = rd_u64_array(L, &L->m->ext_thread_count, "external thread");
+    return L->failed ? -1 : 0;
+}
+
+static int load_static_srclocs(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    if (!L->failed && n > INT16_MAX)
+        return fail(L, "too many static source locations (%" PRIu64 ")", n);
+    m->static_srclocs = alloc_array(L, n, sizeof *m->static_srclocs, 43, "static source location");
+    if (!m->static_srclocs)
+        return -1;
+    m->static_srcloc_count = (size_t)n;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        m->static_srclocs[i].addr = rd_u64(L);
+        m->static_srclocs[i].loc = rd_srcloc(L);
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_srcloc_expand(loader *L)
+{
+    L->m->expand = rd_u64_array(L, &L->m->expand_count, "expand table entry");
+    return L->failed ? -1 : 0;
+}
+
+static int load_payload_srclocs(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    if (!L->failed && n > INT16_MAX)
+        return fail(L, "too many dynamic source locations (%" PRIu64 ")", n);
+    m->payload_srclocs = alloc_array(L, n, sizeof *m->payload_srclocs, 35, "payload source location");
+    if (!m->payload_srclocs)
+        return -1;
+    m->payload_srcloc_count = (size_t)n;
+    for (uint64_t i = 0; i < n && !L->failed; i++)
+        m->payload_srclocs[i] = rd_srcloc(L);
+    return L->failed ? -1 : 0;
+}
+
+static tf_zone_count *rd_zone_counts(loader *L, size_t *count)
+{
+    uint64_t n = rd_u64(L);
+    tf_zone_count *a = alloc_array(L, n, sizeof *a, 10, "zone count entry");
+    if (!a)
+        return NULL;
+    *count = (size_t)n;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        a[i].id = rd_i16(L);
+        a[i].count = rd_u64(L);
+    }
+    return a;
+}
+
+static int load_cpu_zone_counts(loader *L)
+{
+    L->m->cpu_counts = rd_zone_counts(L, &L->m->cpu_count_count);
+    return L->failed ? -1 : 0;
+}
+
+static int load_gpu_zone_counts(loader *L)
+{
+    L->m->gpu_counts = rd_zone_counts(L, &L->m->gpu_count_count);
+    return L->failed ? -1 : 0;
+}
+
+static int load_lock(loader *L, tf_lock *k)
+{
+    k->id = rd_u32(L);
+    k->name_sidx = rd_u24(L);
+    k->srcloc = rd_i16(L);
+    k->type = rd_u8(L);
+    k->valid = rd_u8(L);
+    k->announce = rd_i64(L);
+    k->terminate = rd_i64(L);
+    k->threads = rd_u64_array(L, &k->thread_count, "lock thread");
+    if (!k->threads)
+        return -1;
+    uint64_t n = rd_u64(L);
+    k->events = alloc_array(L, n, sizeof *k->events, 12, "lock event");
+    if (!k->events)
+        return -1;
+    k->event_count = (size_t)n;
+    int64_t ref = k->announce;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        tf_lock_event *e = &k->events[i];
+        e->time = rd_time(L, &ref);
+        e->srcloc = rd_i16(L);
+        e->thread = rd_u8(L);
+        e->type = rd_u8(L);
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_locks(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    m->locks = alloc_array(L, n, sizeof *m->locks, 47, "lock");
+    if (!m->locks)
+        return -1;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        m->lock_count = (size_t)i + 1;
+        load_lock(L, &m->locks[i]);
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_messages(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    m->messages = alloc_array(L, n, sizeof *m->messages, 34, "message");
+    if (!m->messages)
+        return -1;
+    m->message_count = (size_t)n;
+    int64_t ref = 0;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        tf_message *g = &m->messages[i];
+        g->id = rd_u64(L);
+        g->time = rd_time(L, &ref);
+        g->text = rd_strref(L);
+        g->color = rd_u32(L);
+        g->callstack = rd_u24(L);
+        g->source = rd_u8(L);
+        g->severity = rd_u8(L);
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_zone_extras(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    m->extras = alloc_array(L, n, sizeof *m->extras, 12, "zone extra");
+    if (!m->extras)
+        return -1;
+    m->extra_count = (size_t)n;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        m->extras[i].callstack = rd_u24(L);
+        m->extras[i].text_sidx = rd_u24(L);
+        m->extras[i].name_sidx = rd_u24(L);
+        m->extras[i].color = rd_u24(L);
+    }
+    return L->failed ? -1 : 0;
+}
+
+/* -- §5.20 CPU zone timeline, read iteratively (no recursion depth limit) */
+
+typedef struct level {
+    uint64_t remaining;   /* zones still to read at this level */
+    size_t parent;        /* zone whose children these are, SIZE_MAX at top */
+} level;
+
+static int push_level(loader *L, level **stack, size_t *depth, size_t *cap, uint64_t n, size_t parent)
+{
+    if (grow_array(L, (void **)stack, cap, *depth + 1, sizeof **stack) != 0)
+        return -1;
+    (*stack)[*depth].remaining = n;
+    (*stack)[*depth].parent = parent;
+    (*depth)++;
+    return 0;
+}
+
+static int check_time48(loader *L, int64_t t, const char *what)
+{
+    if (t >= (INT64_C(1) << 47) || t < -(INT64_C(1) << 47))
+        return fail(L, "%s time %" PRId64 " does not fit in 48 bits", what, t);
+    return 0;
+}
+
+static size_t new_cpu_zone(loader *L, int16_t srcloc, int64_t start, uint32_t extra)
+{
+    tf_model *m = L->m;
+    if (grow_array(L, (void **)&m->zones, &m->zone_cap, m->zone_count + 1, sizeof *m->zones) != 0)
+        return SIZE_MAX;
+    if (check_time48(L, start, "zone start") != 0)
+        return SIZE_MAX;
+    size_t idx = m->zone_count++;
+    tf_zone *z = &m->zones[idx];
+    z->start_srcloc = (uint64_t)start << 16 | (uint16_t)srcloc;
+    z->end = -1;
+    z->extra = extra;
+    z->ndesc = 0;
+    return idx;
+}
+
+static int finish_cpu_zone(loader *L, size_t idx, int64_t *ref)
+{
+    tf_model *m = L->m;
+    int64_t end = rd_time(L, ref);
+    if (check_time48(L, end, "zone end") != 0)
+        return -1;
+    size_t desc = m->zone_count - idx - 1;
+    if (desc > UINT32_MAX)
+        return fail(L, "zone with more than 2^32 descendants");
+    m->zones[idx].end = end;
+    m->zones[idx].ndesc = (uint32_t)desc;
+    return 0;
+}
+
+static int read_cpu_timeline(loader *L, uint32_t top_count)
+{
+    level *stack = NULL;
+    size_t depth = 0, cap = 0;
+    int64_t ref = 0;
+    if (top_count != 0)
+        push_level(L, &stack, &depth, &cap, top_count, SIZE_MAX);
+    while (depth > 0 && !L->failed) {
+        level *lv = &stack[depth - 1];
+        if (lv->remaining == 0) {
+            size_t parent = lv->parent;
+            depth--;
+            if (parent != SIZE_MAX)
+                finish_cpu_zone(L, parent, &ref);
+            continue;
+        }
+        lv->remaining--;
+        int16_t srcloc = rd_i16(L);
+        int64_t start = rd_time(L, &ref);
+        uint32_t extra = rd_u32(L);
+        uint32_t nchild = rd_u32(L);
+        size_t idx = new_cpu_zone(L, srcloc, start, extra);
+        if (L->failed)
+            break;
+        if (nchild != 0) {
+            if (check_count(L, nchild, 26, "child zone") == 0)
+                push_level(L, &stack, &depth, &cap, nchild, idx);
+            L->m->zones_with_children++;
+        } else {
+            finish_cpu_zone(L, idx, &ref);
+        }
+    }
+    free(stack);
+    return L->failed ? -1 : 0;
+}
+
+static tf_sample *rd_samples(loader *L, size_t *count, const char *what)
+{
+    uint64_t n = rd_u64(L);
+    tf_sample *a = alloc_array(L, n, sizeof *a, 11, what);
+    if (!a)
+        return NULL;
+    *count = (size_t)n;
+    int64_t ref = 0;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        a[i].time = rd_time(L, &ref);
+        a[i].callstack = rd_u24(L);
+    }
+    return a;
+}
+
+static int load_thread_messages(loader *L, tf_thread *t)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    if (check_count(L, n, 8, "thread message reference") != 0)
+        return -1;
+    if (grow_array(L, (void **)&m->thread_msg_ids, &m->thread_msg_cap, m->thread_msg_count + (size_t)n,
+                   sizeof *m->thread_msg_ids) != 0)
+        return -1;
+    t->msg_first = m->thread_msg_count;
+    t->msg_num = (size_t)n;
+    rd(L, m->thread_msg_ids + m->thread_msg_count, (size_t)n * 8);
+    m->thread_msg_count += (size_t)n;
+    return L->failed ? -1 : 0;
+}
+
+static int load_thread(loader *L, tf_thread *t)
+{
+    t->id = rd_u64(L);
+    t->zone_count = rd_u64(L);
+    t->kernel_samples = rd_u64(L);
+    t->is_fiber = rd_u8(L);
+    t->group_hint = rd_i32(L);
+    uint32_t top = rd_u32(L);
+    t->top_count = top;
+    t->zone_first = L->m->zone_count;
+    if (!L->failed)
+        read_cpu_timeline(L, top);
+    t->zone_num = L->m->zone_count - t->zone_first;
+    load_thread_messages(L, t);
+    t->ctx_samples = rd_samples(L, &t->ctx_sample_count, "context-switch sample");
+    t->samples = rd_samples(L, &t->sample_count, "sample");
+    return L->failed ? -1 : 0;
+}
+
+static int load_threads(loader *L)
+{
+    tf_model *m = L->m;
+    m->total_zone_count = rd_u64(L);
+    m->child_vector_count = rd_u64(L);
+    uint64_t n = rd_u64(L);
+    m->threads = alloc_array(L, n, sizeof *m->threads, 49, "thread");
+    if (!m->threads)
+        return -1;
+    uint64_t hint = m->total_zone_count;
+    if (hint > tfread_remaining_bound(L->r) / 26)
+        hint = tfread_remaining_bound(L->r) / 26;
+    if (grow_array(L, (void **)&m->zones, &m->zone_cap, (size_t)hint, sizeof *m->zones) != 0)
+        return -1;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        m->thread_count = (size_t)i + 1;
+        load_thread(L, &m->threads[i]);
+    }
+    return L->failed ? -1 : 0;
+}
+
+/* -- §5.21 GPU contexts */
+
+static size_t new_gpu_zone(loader *L)
+{
+    tf_model *m = L->m;
+    if (grow_array(L, (void **)&m->gpu_zones, &m->gpu_zone_cap, m->gpu_zone_count + 1,
+                   sizeof *m->gpu_zones) != 0)
+        return SIZE_MAX;
+    size_t idx = m->gpu_zone_count++;
+    memset(&m->gpu_zones[idx], 0, sizeof m->gpu_zones[idx]);
+    return idx;
+}
+
+static void finish_gpu_zone(loader *L, size_t idx, int64_t *cpu_ref, int64_t *gpu_ref)
+{
+    tf_model *m = L->m;
+    tf_gpu_zone *z = &m->gpu_zones[idx];
+    z->cpu_end = rd_time(L, cpu_ref);
+    z->gpu_end = rd_time(L, gpu_ref);
+    z->query = rd_u16(L);
+    size_t desc = m->gpu_zone_count - idx - 1;
+    z->ndesc = desc > UINT32_MAX ? UINT32_MAX : (uint32_t)desc;
+    check_time48(L, z->cpu_end, "GPU zone CPU end");
+    check_time48(L, z->gpu_end, "GPU zone GPU end");
+}
+
+static int read_gpu_timeline(loader *L, uint64_t top_count)
+{
+    level *stack = NULL;
+    size_t depth = 0, cap = 0;
+    int64_t cpu_ref = 0, gpu_ref = 0;
+    push_level(L, &stack, &depth, &cap, top_count, SIZE_MAX);
+    while (depth > 0 && !L->failed) {
+        level *lv = &stack[depth - 1];
+        if (lv->remaining == 0) {
+            size_t parent = lv->parent;
+            depth--;
+            if (parent != SIZE_MAX)
+                finish_gpu_zone(L, parent, &cpu_ref, &gpu_ref);
+            continue;
+        }
+        lv->remaining--;
+        size_t idx = new_gpu_zone(L);
+        if (L->failed)
+            break;
+        tf_gpu_zone *z = &L->m->gpu_zones[idx];
+        z->cpu_start = rd_time(L, &cpu_ref);
+        z->gpu_start = rd_time(L, &gpu_ref);
+        z->srcloc = rd_i16(L);
+        z->callstack = rd_u24(L);
+        z->thread = rd_u16(L);
+        uint64_t nchild = rd_u64(L);
+        check_time48(L, z->cpu_start, "GPU zone CPU start");
+        check_time48(L, z->gpu_start, "GPU zone GPU start");
+        if (nchild != 0) {
+            if (check_count(L, nchild, 45, "GPU child zone") == 0)
+                push_level(L, &stack, &depth, &cap, nchild, idx);
+            L->m->gpu_zones_with_children++;
+        } else {
+            finish_gpu_zone(L, idx, &cpu_ref, &gpu_ref);
+        }
+    }
+    free(stack);
+    return L->failed ? -1 : 0;
+}
+
+static int load_gpu_note_queries(loader *L, tf_gpu_ctx *c)
+{
+    uint64_t n = rd_u64(L);
+    c->note_queries = alloc_array(L, n, sizeof *c->note_queries, 10, "GPU note query");
+    if (!c->note_queries)
+        return -1;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        tf_gpu_note_query *q = &c->note_queries[i];
+        c->note_query_count = (size_t)i + 1;
+        q->query = rd_u16(L);
+        uint64_t k = rd_u64(L);
+        q->notes = alloc_array(L, k, sizeof *q->notes, 16, "GPU note");
+        if (!q->notes)
+            return -1;
+        q->count = (size_t)k;
+        for (uint64_t j = 0; j < k && !L->failed; j++) {
+            q->notes[j].id = rd_i64(L);
+            q->notes[j].value = rd_f64(L);
+        }
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_gpu_context(loader *L, tf_gpu_ctx *c)
+{
+    c->thread = rd_u64(L);
+    c->has_calibration = rd_u8(L);
+    c->count = rd_u64(L);
+    c->period = rd_f32(L);
+    c->type = rd_u8(L);
+    c->name_sidx = rd_u24(L);
+    c->overflow = rd_u64(L);
+    uint64_t nn = rd_u64(L);
+    c->note_names = alloc_array(L, nn, sizeof *c->note_names, 11, "GPU note name");
+    if (!c->note_names)
+        return -1;
+    c->note_name_count = (size_t)nn;
+    for (uint64_t i = 0; i < nn && !L->failed; i++) {
+        c->note_names[i].id = rd_i64(L);
+        c->note_names[i].name_sidx = rd_u24(L);
+    }
+    uint64_t nt = rd_u64(L);
+    c->timelines = alloc_array(L, nt, sizeof *c->timelines, 16, "GPU thread timeline");
+    if (!c->timelines)
+        return -1;
+    for (uint64_t i = 0; i < nt && !L->failed; i++) {
+        tf_gpu_timeline *t = &c->timelines[i];
+        c->timeline_count = (size_t)i + 1;
+        t->key = rd_u64(L);
+        uint64_t n = rd_u64(L);
+        t->zone_first = L->m->gpu_zone_count;
+        if (n != 0 && check_count(L, n, 45, "GPU zone") == 0)
+            read_gpu_timeline(L, n);
+        t->zone_num = L->m->gpu_zone_count - t->zone_first;
+    }
+    return load_gpu_note_queries(L, c);
+}
+
+static int load_gpu_contexts(loader *L)
+{
+    tf_model *m = L->m;
+    m->total_gpu_zone_count = rd_u64(L);
+    m->gpu_child_vector_count = rd_u64(L);
+    uint64_t n = rd_u64(L);
+    m->gpu_ctxs = alloc_array(L, n, sizeof *m->gpu_ctxs, 59, "GPU context");
+    if (!m->gpu_ctxs)
+        return -1;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        m->gpu_ctx_count = (size_t)i + 1;
+        load_gpu_context(L, &m->gpu_ctxs[i]);
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_plots(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    m->plots = alloc_array(L, n, sizeof *m->plots, 48, "plot");
+    if (!m->plots)
+        return -1;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        tf_plot *p = &m->plots[i];
+        m->plot_count = (size_t)i + 1;
+        p->type = rd_u8(L);
+        p->format = rd_u8(L);
+        p->show_steps = rd_u8(L);
+        p->fill = rd_u8(L);
+        p->color = rd_u32(L);
+        p->name = rd_u64(L);
+        p->min = rd_f64(L);
+        p->max = rd_f64(L);
+        p->sum = rd_f64(L);
+        uint64_t k = rd_u64(L);
+        p->points = alloc_array(L, k, sizeof *p->points, 16, "plot point");
+        if (!p->points)
+            return -1;
+        p->count = (size_t)k;
+        int64_t ref = 0;
+        for (uint64_t j = 0; j < k && !L->failed; j++) {
+            p->points[j].time = rd_time(L, &ref);
+            p->points[j].value = rd_f64(L);
+        }
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_memory_pool(loader *L, tf_mem_pool *p)
+{
+    p->name = rd_u64(L);
+    uint64_t n = rd_u64(L);
+    p->active_count = rd_u64(L);
+    p->freed_count = rd_u64(L);
+    p->events = alloc_array(L, n, sizeof *p->events, 42, "memory event");
+    if (!p->events)
+        return -1;
+    p->count = (size_t)n;
+    int64_t ref = 0;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        tf_mem_event *e = &p->events[i];
+        e->address = rd_u64(L);
+        e->size = rd_u64(L);
+        e->cs_alloc = rd_u24(L);
+        e->cs_free = rd_u24(L);
+        e->time_alloc = rd_time(L, &ref);
+        e->free_offset = rd_i64(L);
+        e->thread_alloc = rd_u16(L);
+        e->thread_free = rd_u16(L);
+    }
+    p->high = rd_u64(L);
+    p->low = rd_u64(L);
+    p->usage = rd_u64(L);
+    p->name2 = rd_u64(L);
+    return L->failed ? -1 : 0;
+}
+
+static int load_memory(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    m->mem_total_events = rd_u64(L);
+    m->pools = alloc_array(L, n, sizeof *m->pools, 64, "memory pool");
+    if (!m->pools)
+        return -1;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        m->pool_count = (size_t)i + 1;
+        load_memory_pool(L, &m->pools[i]);
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_callstacks(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    m->callstacks = alloc_array(L, n, sizeof *m->callstacks, 2, "callstack");
+    if (!m->callstacks)
+        return -1;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        uint16_t k = rd_u16(L);
+        if (grow_array(L, (void **)&m->cs_frame_ids, &m->cs_frame_id_cap, m->cs_frame_id_count + k,
+                       sizeof *m->cs_frame_ids) != 0)
+            return -1;
+        m->callstacks[i].first = m->cs_frame_id_count;
+        m->callstacks[i].count = k;
+        rd(L, m->cs_frame_ids + m->cs_frame_id_count, (size_t)k * 8);
+        m->cs_frame_id_count += k;
+        m->callstack_count = (size_t)i + 1;
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_callstack_frames(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    m->cs_frames = alloc_array(L, n, sizeof *m->cs_frames, 12, "callstack frame");
+    if (!m->cs_frames)
+        return -1;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        tf_cs_frame_data *d = &m->cs_frames[i];
+        d->id = rd_u64(L);
+        d->count = rd_u8(L);
+        d->image_sidx = rd_u24(L);
+        if (grow_array(L, (void **)&m->cs_frame_items, &m->cs_frame_item_cap,
+                       m->cs_frame_item_count + d->count, sizeof *m->cs_frame_items) != 0)
+            return -1;
+        d->first = m->cs_frame_item_count;
+        for (unsigned j = 0; j < d->count && !L->failed; j++) {
+            tf_cs_frame *f = &m->cs_frame_items[m->cs_frame_item_count + j];
+            f->name_sidx = rd_u24(L);
+            f->file_sidx = rd_u24(L);
+            f->line = rd_u32(L);
+            f->sym_addr = rd_u64(L);
+        }
+        m->cs_frame_item_count += d->count;
+        m->cs_frame_count = (size_t)i + 1;
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_app_info(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    m->app_info = alloc_array(L, n, sizeof *m->app_info, 9, "app info entry");
+    if (!m->app_info)
+        return -1;
+    m->app_info_count = (size_t)n;
+    for (uint64_t i = 0; i < n && !L->failed; i++)
+        m->app_info[i] = rd_strref(L);
+    return L->failed ? -1 : 0;
+}
+
+static int load_frame_images(loader *L)
+{
+    tf_model *m = L->m;
+    m->frame_image_dict_size = rd_u32(L);
+    if (check_count(L, m->frame_image_dict_size, 1, "dictionary byte") == 0)
+        rd(L, NULL, m->frame_image_dict_size);
+    uint64_t n = rd_u64(L);
+    m->frame_images = alloc_array(L, n, sizeof *m->frame_images, 5, "frame image");
+    if (!m->frame_images)
+        return -1;
+    m->frame_image_count = (size_t)n;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        tf_frame_image *f = &m->frame_images[i];
+        f->w = rd_u16(L);
+        f->h = rd_u16(L);
+        f->flip = rd_u8(L);
+        size_t bytes = (size_t)f->w * f->h / 2;
+        rd(L, NULL, bytes);
+        m->frame_image_bytes += bytes;
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_thread_ctx_switches(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    m->ctx_threads = alloc_array(L, n, sizeof *m->ctx_threads, 16, "context-switch thread");
+    if (!m->ctx_threads)
+        return -1;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        tf_thread_ctx_switches *t = &m->ctx_threads[i];
+        m->ctx_thread_count = (size_t)i + 1;
+        t->thread = rd_u64(L);
+        uint64_t k = rd_u64(L);
+        t->records = alloc_array(L, k, sizeof *t->records, 36, "context switch");
+        if (!t->records)
+            return -1;
+        t->count = (size_t)k;
+        int64_t ref = 0;
+        for (uint64_t j = 0; j < k && !L->failed; j++) {
+            tf_ctx_switch *c = &t->records[j];
+            c->wakeup = rd_time(L, &ref);
+            c->start = rd_time(L, &ref);
+            c->end = rd_time(L, &ref);
+            c->cpu = rd_u8(L);
+            c->reason = rd_i8(L);
+            c->state = rd_i8(L);
+            c->thread = rd_u64(L);
+            c->wakeup_cpu = rd_u8(L);
+        }
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_cpu_ctx_switches(loader *L)
+{
+    tf_model *m = L->m;
+    m->cpu_switch_total = rd_u64(L);
+    for (int cpu = 0; cpu < 256 && !L->failed; cpu++) {
+        tf_cpu_switches *c = &m->cpu_switches[cpu];
+        uint64_t k = rd_u64(L);
+        c->records = alloc_array(L, k, sizeof *c->records, 18, "per-CPU context switch");
+        if (!c->records)
+            return -1;
+        c->count = (size_t)k;
+        int64_t ref = 0;
+        for (uint64_t j = 0; j < k && !L->failed; j++) {
+            c->records[j].start = rd_time(L, &ref);
+            c->records[j].end = rd_time(L, &ref);
+            c->records[j].thread = rd_u16(L);
+        }
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_tid_to_pid(loader *L)
+{
+    L->m->tid_pid = rd_pair_array(L, &L->m->tid_pid_count, "thread-process entry");
+    return L->failed ? -1 : 0;
+}
+
+static int load_cpu_thread_data(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    m->cpu_thread_data = alloc_array(L, n, sizeof *m->cpu_thread_data, 24, "CPU thread data");
+    if (!m->cpu_thread_data)
+        return -1;
+    m->cpu_thread_data_count = (size_t)n;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        tf_cpu_thread_data *d = &m->cpu_thread_data[i];
+        d->thread = rd_u64(L);
+        d->running_time = rd_i64(L);
+        d->running_regions = rd_u32(L);
+        d->migrations = rd_u32(L);
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_symbols(loader *L)
+{
+    tf_model *m = L->m;
+    m->symbol_slots = rd_u64(L);
+    m->inline_symbol_slots = rd_u64(L);
+    uint64_t n = rd_u64(L);
+    m->symbols = alloc_array(L, n, sizeof *m->symbols, 32, "symbol");
+    if (!m->symbols)
+        return -1;
+    m->symbol_count = (size_t)n;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        tf_symbol *s = &m->symbols[i];
+        s->address = rd_u64(L);
+        s->name_sidx = rd_u24(L);
+        s->file_sidx = rd_u24(L);
+        s->line = rd_u32(L);
+        s->image_sidx = rd_u24(L);
+        s->call_file_sidx = rd_u24(L);
+        s->call_line = rd_u32(L);
+        s->is_inline = rd_u8(L);
+        s->size = rd_u24(L);
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_symbol_code(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    m->symbol_code = alloc_array(L, n, sizeof *m->symbol_code, 12, "symbol code entry");
+    if (!m->symbol_code)
+        return -1;
+    m->symbol_code_count = (size_t)n;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        m->symbol_code[i].address = rd_u64(L);
+        m->symbol_code[i].length = rd_u32(L);
+        rd(L, NULL, m->symbol_code[i].length);
+        m->symbol_code_bytes += m->symbol_code[i].length;
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_code_symbol_map(loader *L)
+{
+    L->m->code_symbols = rd_pair_array(L, &L->m->code_symbol_count, "code address entry");
+    return L->failed ? -1 : 0;
+}
+
+static int load_hw_samples(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    m->hw_samples = alloc_array(L, n, sizeof *m->hw_samples, 56, "hardware sample address");
+    if (!m->hw_samples)
+        return -1;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        tf_hw_sample *h = &m->hw_samples[i];
+        m->hw_sample_count = (size_t)i + 1;
+        h->address = rd_u64(L);
+        for (int v = 0; v < TF_HW_VECTORS && !L->failed; v++) {
+            uint64_t k = rd_u64(L);
+            h->times[v] = alloc_array(L, k, sizeof *h->times[v], 8, "hardware sample");
+            if (!h->times[v])
+                return -1;
+            h->count[v] = (size_t)k;
+            int64_t ref = 0;
+            for (uint64_t j = 0; j < k && !L->failed; j++)
+                h->times[v][j] = rd_time(L, &ref);
+        }
+    }
+    return L->failed ? -1 : 0;
+}
+
+static int load_source_cache(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t n = rd_u64(L);
+    m->source_files = alloc_array(L, n, sizeof *m->source_files, 8, "source file");
+    if (!m->source_files)
+        return -1;
+    for (uint64_t i = 0; i < n && !L->failed; i++) {
+        tf_source_file *s = &m->source_files[i];
+        s->name_len = rd_u32(L);
+        s->name_off = pool_append(L, s->name_len);
+        s->data_len = rd_u32(L);
+        if (check_count(L, s->data_len, 1, "source file byte") == 0)
+            rd(L, NULL, s->data_len);
+        m->source_file_bytes += s->data_len;
+        m->source_file_count = (size_t)i + 1;
+    }
+    return L->failed ? -1 : 0;
+}
+
+/* ---- driver ------------------------------------------------------------- */
+
+typedef struct section_def {
+    const char *name;
+    int (*load)(loader *L);
+} section_def;
+
+static const section_def SECTIONS[] = {
+    { "payload header", load_payload_header },
+    { "capture information", load_capture_info },
+    { "CPU topology", load_cpu_topology },
+    { "crash event", load_crash_event },
+    { "frame sets", load_frame_sets },
+    { "sections", load_sections },
+    { "string data", load_string_data },
+    { "pointer-string map", load_pointer_map },
+    { "thread names", load_thread_names },
+    { "external thread names", load_external_names },
+    { "local thread table", load_local_threads },
+    { "external thread table", load_external_threads },
+    { "static source locations", load_static_srclocs },
+    { "source-location expand table", load_srcloc_expand },
+    { "payload source locations", load_payload_srclocs },
+    { "CPU zone counts", load_cpu_zone_counts },
+    { "GPU zone counts", load_gpu_zone_counts },
+    { "locks", load_locks },
+    { "messages", load_messages },
+    { "zone extras", load_zone_extras },
+    { "CPU threads", load_threads },
+    { "GPU contexts", load_gpu_contexts },
+    { "plots", load_plots },
+    { "memory pools", load_memory },
+    { "callstack payloads", load_callstacks },
+    { "callstack frames", load_callstack_frames },
+    { "application info", load_app_info },
+    { "frame images", load_frame_images },
+    { "context switches per thread", load_thread_ctx_switches },
+    { "context switches per CPU", load_cpu_ctx_switches },
+    { "thread-process map", load_tid_to_pid },
+    { "CPU thread statistics", load_cpu_thread_data },
+    { "symbols", load_symbols },
+    { "symbol code", load_symbol_code },
+    { "code-symbol map", load_code_symbol_map },
+    { "hardware samples", load_hw_samples },
+    { "source file cache", load_source_cache },
+};
+
+const char *load_section_name(int section)
+{
+    int n = (int)(sizeof SECTIONS / sizeof SECTIONS[0]);
+    return section >= 0 && section < n ? SECTIONS[section].name : "?";
+}
+
+int load_model(tfread *r, tf_model *m, char *err, size_t errsz)
+{
+    loader L = { .r = r, .m = m, .err = err, .errsz = errsz };
+    size_t n = sizeof SECTIONS / sizeof SECTIONS[0];
+    _Static_assert(sizeof SECTIONS / sizeof SECTIONS[0] == TF_SECTIONS, "one entry per section");
+    for (size_t i = 0; i < n; i++) {
+        L.section = (int)i;
+        L.section_name = SECTIONS[i].name;
+        m->section_offset[i] = tfread_offset(r);
+        if (SECTIONS[i].load(&L) != 0 || L.failed) {
+            fail(&L, "malformed section");
+            return -1;
+        }
+    }
+    L.section = (int)n - 1;
+    int end = tfread_at_end(r);
+    if (end < 0)
+        return fail(&L, "%s", tfread_error(r));
+    if (end == 0)
+        return fail(&L, "trailing bytes after the last section");
+    if (model_build_lookups(m) != 0)
+        return fail(&L, "out of memory building lookups");
+    return 0;
+}
