@@ -1,0 +1,553 @@
+/* e2e.c - end-to-end tests (Check): our tracy-capture against our
+ * protocol-82 test client, in normal sessions and in every way a session
+ * can go wrong, checking exit codes, messages and what the saved file holds
+ * (through our reader, tracy-csv).
+ *
+ * Usage: e2e TRACY_CAPTURE TRACY_TEST_CLIENT TRACY_CSV */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The programs under test (set once by main). */
+static struct {
+    const char *capture, *client, *reader;
+} prog;
+
+/* ---- processes -------------------------------------------------------------------- */
+
+typedef struct {
+    pid_t pid;
+    int err;        /* read end of the child's stderr */
+} proc_t;
+
+static proc_t spawn(char *const argv[])
+{
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    proc_t r = { .pid = fork(), .err = p[0] };
+    ck_assert_int_ge(r.pid, 0);
+    if (r.pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+        dup2(p[1], STDERR_FILENO);
+        close(p[0]);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(p[1]);
+    return r;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Wait for exit; returns the exit code, 128+signal, or -1 after killing it
+ * on timeout. */
+static int wait_exit(pid_t pid, double timeout)
+{
+    const double end = now_s() + timeout;
+    for (;;) {
+        int st;
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        if (now_s() > end) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            return -1;
+        }
+        usleep(10000);
+    }
+}
+
+/* Everything left on a pipe (non-blocking after the writer exited). */
+static char *drain(int fd)
+{
+    size_t n = 0, cap = 4096;
+    char *buf = malloc(cap);
+    for (;;) {
+        struct pollfd pf = { .fd = fd, .events = POLLIN };
+        if (poll(&pf, 1, 2000) <= 0) break;
+        if (n + 1024 > cap) buf = realloc(buf, cap *= 2);
+        ssize_t k = read(fd, buf + n, cap - n - 1);
+        if (k <= 0) break;
+        n += (size_t)k;
+    }
+    buf[n] = '\0';
+    close(fd);
+    return buf;
+}
+
+/* ---- the test client ----------------------------------------------------------------- */
+
+typedef struct {
+    proc_t p;
+    char port[16];
+} client_t;
+
+/* Start the test client with extra arguments (NULL-terminated); wait for
+ * its "listening on ADDRESS:PORT" line. */
+static client_t client_start(const char *first, ...)
+{
+    char *argv[32] = { (char *)prog.client, "--port", "0", "--timeout", "60" };
+    int n = 5;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && n < 31; a = va_arg(ap, const char *)) argv[n++] = (char *)a;
+    va_end(ap);
+    argv[n] = NULL;
+    client_t c = { .p = spawn(argv) };
+    char line[256];
+    size_t len = 0;
+    const double end = now_s() + 10;
+    while (now_s() < end && len < sizeof line - 1) {
+        struct pollfd pf = { .fd = c.p.err, .events = POLLIN };
+        if (poll(&pf, 1, 100) <= 0) continue;
+        if (read(c.p.err, line + len, 1) != 1) break;
+        if (line[len] == '\n') {
+            line[len] = '\0';
+            const char *colon = strrchr(line, ':');
+            if (strstr(line, "listening on") && colon) {
+                snprintf(c.port, sizeof c.port, "%s", colon + 1);
+                return c;
+            }
+            len = 0;
+            continue;
+        }
+        len++;
+    }
+    ck_abort_msg("the test client did not start listening");
+    return c;
+}
+
+static int client_finish(client_t *c)
+{
+    int rc = wait_exit(c->p.pid, 30);
+    free(drain(c->p.err));
+    return rc;
+}
+
+/* ---- the capture ------------------------------------------------------------------------ */
+
+typedef struct {
+    int rc;
+    char *err;      /* its stderr */
+    double seconds;
+} run_t;
+
+/* Run tracy-capture with the given arguments (NULL-terminated). If
+ * signal_after > 0, send SIGINT after that many seconds. */
+static run_t capture_run(double signal_after, const char *first, ...)
+{
+    char *argv[32] = { (char *)prog.capture };
+    int n = 1;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && n < 31; a = va_arg(ap, const char *)) argv[n++] = (char *)a;
+    va_end(ap);
+    argv[n] = NULL;
+    const double t0 = now_s();
+    proc_t p = spawn(argv);
+    if (signal_after > 0) {
+        usleep((useconds_t)(signal_after * 1e6));
+        kill(p.pid, SIGINT);
+    }
+    run_t r;
+    r.rc = wait_exit(p.pid, 60);
+    r.seconds = now_s() - t0;
+    r.err = drain(p.err);
+    return r;
+}
+
+/* ---- reading results --------------------------------------------------------------------- */
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    s[fread(s, 1, (size_t)n, f)] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* Run our reader on a file into out_path; returns its exit code. */
+static int reader_run(const char *mode, const char *file, const char *out_path)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, STDOUT_FILENO);
+        if (mode) execl(prog.reader, prog.reader, mode, file, (char *)NULL);
+        else execl(prog.reader, prog.reader, file, (char *)NULL);
+        _exit(127);
+    }
+    return wait_exit(pid, 60);
+}
+
+/* "key: value" from the reader's --summary, as a number (-1 if absent). */
+static long long summary_value(const char *summary, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\n%s: ", key);
+    const char *p = strstr(summary, pat);
+    return p ? atoll(p + strlen(pat)) : -1;
+}
+
+/* First number after "key " on a manifest line (-1 if absent). */
+static long long manifest_value(const char *manifest, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\n%s ", key);
+    const char *p = strstr(manifest, pat);
+    return p ? atoll(p + strlen(pat)) : -1;
+}
+
+typedef struct {
+    char dir[64];
+    char out[128], manifest[128], csv[128], summary[128];
+} tmp_t;
+
+static tmp_t tmp_make(void)
+{
+    tmp_t t;
+    snprintf(t.dir, sizeof t.dir, "/tmp/tc-e2e-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(t.dir));
+    snprintf(t.out, sizeof t.out, "%s/out.tracy", t.dir);
+    snprintf(t.manifest, sizeof t.manifest, "%s/manifest.txt", t.dir);
+    snprintf(t.csv, sizeof t.csv, "%s/out.csv", t.dir);
+    snprintf(t.summary, sizeof t.summary, "%s/summary.txt", t.dir);
+    return t;
+}
+
+static void tmp_remove(const tmp_t *t)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", t->dir);
+    if (system(cmd) != 0) {}
+}
+
+static bool file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Every "zone COUNT TOTAL FILE LINE NAME" line of the manifest must appear
+ * in the reader's default CSV as NAME,FILE,LINE,TOTAL,...,COUNT,... */
+static void check_zones_match_manifest(const char *manifest, const char *csv)
+{
+    int checked = 0;
+    for (const char *p = strstr(manifest, "\nzone "); p; p = strstr(p + 1, "\nzone ")) {
+        long long count, total;
+        int line, off = 0;
+        char file[256];
+        if (sscanf(p + 6, "%lld %lld %255s %d %n", &count, &total, file, &line, &off) != 4) continue;
+        const char *name = p + 6 + off;
+        size_t nlen = strcspn(name, "\n");
+        char row[512];
+        snprintf(row, sizeof row, "\n%.*s,%s,%d,%lld,", (int)nlen, name, file, line, total);
+        const char *r = strstr(csv, row);
+        ck_assert_msg(r, "zone row not found: %s", row + 1);
+        /* counts is the 6th column */
+        const char *c = r + 1;
+        for (int k = 0; k < 5; k++) c = strchr(c, ',') + 1;
+        ck_assert_int_eq(atoll(c), count);
+        checked++;
+    }
+    ck_assert_int_gt(checked, 5);
+}
+
+/* ---- tests ------------------------------------------------------------------------------- */
+
+START_TEST(normal_session_is_saved_completely)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", "normal", "--manifest", t.manifest, NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", NULL);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_int_eq(client_finish(&c), 0);
+    ck_assert_msg(strstr(r.err, "warning") == NULL, "unexpected warning: %s", r.err);
+
+    char *man = read_file(t.manifest);
+    ck_assert_ptr_nonnull(strstr(man, "\nend terminate"));
+    ck_assert_int_eq(reader_run(NULL, t.out, t.csv), 0);
+    char *csv = read_file(t.csv);
+    check_zones_match_manifest(man, csv);
+
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum = read_file(t.summary);
+    ck_assert_int_eq(summary_value(sum, "zones"), manifest_value(man, "zones"));
+    ck_assert_int_eq(summary_value(sum, "messages"), manifest_value(man, "messages"));
+    ck_assert_int_eq(summary_value(sum, "threads"), manifest_value(man, "threads"));
+    ck_assert_int_eq(summary_value(sum, "plots"), manifest_value(man, "plots"));
+    ck_assert_int_eq(summary_value(sum, "appInfo"), 2);
+    ck_assert_int_eq(summary_value(sum, "lastTime"), manifest_value(man, "last_event_ns"));
+    /* frames: the client's marks plus the two the server adds at the start */
+    ck_assert_ptr_nonnull(strstr(sum, "frameset 'Frame': "));
+    ck_assert_int_eq(atoll(strstr(sum, "frameset 'Frame': ") + 18), manifest_value(man, "frames") + 2);
+    free(sum);
+    free(csv);
+    free(man);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* The connection dies mid-frame (or is reset): what arrived is saved. */
+static void check_cut_session(const char *scenario)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", scenario, "--manifest", t.manifest, NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", "--end-timeout", "2", NULL);
+    client_finish(&c);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(strstr(r.err, "closed the connection before the session ended"), "%s", r.err);
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum = read_file(t.summary);
+    char *man = read_file(t.manifest);
+    long long got = summary_value(sum, "zones"), sent = manifest_value(man, "zones");
+    ck_assert_int_gt(got, 0);
+    ck_assert_int_le(got, sent);
+    free(sum);
+    free(man);
+    free(r.err);
+    tmp_remove(&t);
+}
+
+START_TEST(client_disconnecting_mid_frame_keeps_what_arrived) { check_cut_session("disconnect-mid-frame"); }
+END_TEST
+
+START_TEST(connection_reset_keeps_what_arrived) { check_cut_session("reset"); }
+END_TEST
+
+START_TEST(protocol_mismatch_exits_1_and_writes_nothing)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--protocol", "76", "--timeout", "5", NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", NULL);
+    kill(c.p.pid, SIGTERM);
+    client_finish(&c);
+    ck_assert_int_eq(r.rc, 1);
+    ck_assert_msg(strstr(r.err, "another Tracy protocol version"), "%s", r.err);
+    ck_assert(!file_exists(t.out));
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+START_TEST(no_client_gives_up_at_the_connect_timeout)
+{
+    tmp_t t = tmp_make();
+    /* a port nobody listens on: bind one, then close it */
+    client_t c = client_start("--scenario", "drop", "--timeout", "1", NULL);
+    kill(c.p.pid, SIGKILL);
+    client_finish(&c);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "0.5", NULL);
+    ck_assert_int_eq(r.rc, 6);
+    ck_assert_msg(r.seconds < 5, "took %.1f s", r.seconds);
+    ck_assert_msg(strstr(r.err, "no Tracy client answered"), "%s", r.err);
+    ck_assert(!file_exists(t.out));
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+START_TEST(not_available_and_dropped_handshakes)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", "not-available", NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", NULL);
+    client_finish(&c);
+    ck_assert_int_eq(r.rc, 2);
+    ck_assert_msg(strstr(r.err, "another capture"), "%s", r.err);
+    free(r.err);
+    c = client_start("--scenario", "drop", NULL);
+    r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", NULL);
+    client_finish(&c);
+    ck_assert_int_eq(r.rc, 3);
+    ck_assert_msg(strstr(r.err, "during the handshake"), "%s", r.err);
+    ck_assert(!file_exists(t.out));
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* Corrupt data: exit 8, an error naming the place, the data before it saved. */
+static void check_garbage(const char *kind, const char *expect)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", "garbage", "--garbage-kind", kind, NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", NULL);
+    client_finish(&c);
+    ck_assert_msg(r.rc == 8, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(strstr(r.err, expect), "expected '%s' in: %s", expect, r.err);
+    ck_assert_msg(strstr(r.err, "stream offset"), "%s", r.err);
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum = read_file(t.summary);
+    ck_assert_int_gt(summary_value(sum, "zones"), 0);
+    free(sum);
+    free(r.err);
+    tmp_remove(&t);
+}
+
+START_TEST(oversized_frame_is_reported_and_data_saved) { check_garbage("length", "size field says 263189 bytes"); }
+END_TEST
+
+START_TEST(undecodable_frame_is_reported_and_data_saved) { check_garbage("lz4", "does not decompress"); }
+END_TEST
+
+START_TEST(unknown_event_is_reported_and_data_saved) { check_garbage("event", "event type 201 is not a protocol-82 type"); }
+END_TEST
+
+START_TEST(open_zones_at_the_end_do_not_hang)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", "open-zones", "--manifest", t.manifest, NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", "--end-timeout", "1", NULL);
+    client_finish(&c);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(strstr(r.err, "open zones"), "%s", r.err);
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum = read_file(t.summary);
+    char *man = read_file(t.manifest);
+    /* the manifest counts finished zones and open ones apart */
+    ck_assert_int_gt(manifest_value(man, "zones_open"), 0);
+    ck_assert_int_eq(summary_value(sum, "zones"), manifest_value(man, "zones") + manifest_value(man, "zones_open"));
+    free(sum);
+    free(man);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+START_TEST(missing_answers_end_the_wait_and_are_named)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", "no-answer", NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", "--end-timeout", "1", NULL);
+    client_finish(&c);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(strstr(r.err, "strings"), "%s", r.err);
+    ck_assert_msg(r.seconds < 10, "took %.1f s", r.seconds);
+    ck_assert_int_eq(reader_run(NULL, t.out, t.csv), 0);
+    char *csv = read_file(t.csv);
+    ck_assert_ptr_nonnull(strstr(csv, "???"));
+    free(csv);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+START_TEST(sigint_stops_in_order_and_saves)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", "stream", "--seconds", "30", NULL);
+    run_t r = capture_run(1.0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", NULL);
+    ck_assert_int_eq(client_finish(&c), 0);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(r.seconds < 8, "took %.1f s", r.seconds);
+    ck_assert_msg(strstr(r.err, "interrupted"), "%s", r.err);
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum = read_file(t.summary);
+    ck_assert_int_gt(summary_value(sum, "zones"), 0);
+    free(sum);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+START_TEST(seconds_limit_stops_and_saves)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", "stream", "--seconds", "30", NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "-s", "1", NULL);
+    ck_assert_int_eq(client_finish(&c), 0);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(r.seconds < 8, "took %.1f s", r.seconds);
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+START_TEST(output_checks_happen_before_connecting)
+{
+    tmp_t t = tmp_make();
+    FILE *f = fopen(t.out, "w");
+    fputs("keep me", f);
+    fclose(f);
+    run_t r = capture_run(0, "-o", t.out, "-p", "1", NULL);
+    ck_assert_int_eq(r.rc, 4);
+    ck_assert_msg(strstr(r.err, "-f"), "%s", r.err);
+    char *kept = read_file(t.out);
+    ck_assert_str_eq(kept, "keep me");
+    free(kept);
+    free(r.err);
+    r = capture_run(0, "-o", "/nonexistent-dir/x.tracy", NULL);
+    ck_assert_int_eq(r.rc, 5);
+    free(r.err);
+    r = capture_run(0, "-o", t.out, "-m", "0", NULL);
+    ck_assert_int_eq(r.rc, 1);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+static Suite *e2e_suite(void)
+{
+    Suite *s = suite_create("end to end");
+    TCase *tc = tcase_create("sessions");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, normal_session_is_saved_completely);
+    tcase_add_test(tc, client_disconnecting_mid_frame_keeps_what_arrived);
+    tcase_add_test(tc, connection_reset_keeps_what_arrived);
+    tcase_add_test(tc, protocol_mismatch_exits_1_and_writes_nothing);
+    tcase_add_test(tc, no_client_gives_up_at_the_connect_timeout);
+    tcase_add_test(tc, not_available_and_dropped_handshakes);
+    tcase_add_test(tc, oversized_frame_is_reported_and_data_saved);
+    tcase_add_test(tc, undecodable_frame_is_reported_and_data_saved);
+    tcase_add_test(tc, unknown_event_is_reported_and_data_saved);
+    tcase_add_test(tc, open_zones_at_the_end_do_not_hang);
+    tcase_add_test(tc, missing_answers_end_the_wait_and_are_named);
+    tcase_add_test(tc, sigint_stops_in_order_and_saves);
+    tcase_add_test(tc, seconds_limit_stops_and_saves);
+    tcase_add_test(tc, output_checks_happen_before_connecting);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s TRACY_CAPTURE TRACY_TEST_CLIENT TRACY_CSV\n", argv[0]);
+        return 2;
+    }
+    prog.capture = argv[1];
+    prog.client = argv[2];
+    prog.reader = argv[3];
+    signal(SIGPIPE, SIG_IGN);
+    SRunner *sr = srunner_create(e2e_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
