@@ -65,6 +65,10 @@ static int report_outcome(capture_t *c)
 {
     const options_t *o = c->opts;
     progress_clear(c);
+    if (!c->session.welcomed && !o->quiet) {
+        putchar('\n');     /* end the "Connecting to ..." line */
+        fflush(stdout);
+    }
     switch (c->outcome) {
     case OUT_COMPLETE:
         return EXIT_OK;

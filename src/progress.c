@@ -139,7 +139,7 @@ void progress_stopping(capture_t *c)
 void progress_clear(capture_t *c)
 {
     if (c->progress_shown) {
-        printf(console.out_color ? "\r" ERASE_LINE : "\n");
+        printf("\r" ERASE_LINE);
         fflush(stdout);
         c->progress_shown = false;
     }
@@ -162,7 +162,7 @@ void progress_update(capture_t *c)
     fmt_count(backlog, sizeof backlog, queryq_waiting(&s->queries));
     const bool col = console.out_color;
     printf("\r%s%s%7.2f Mbps%s / %5.1f%% = %7.2f Mbps | Rx: %s | Mem: %s | %s | %s query backlog",
-           col ? ERASE_LINE : "", col ? C_CYAN C_BOLD : "", c->rate_mbps, col ? C_RESET : "", ratio * 100.0,
+           ERASE_LINE, col ? C_CYAN C_BOLD : "", c->rate_mbps, col ? C_RESET : "", ratio * 100.0,
            ratio > 0 ? c->rate_mbps / ratio : 0.0, rx, mem, span, backlog);
     fflush(stdout);
     c->progress_shown = true;

@@ -151,7 +151,8 @@ typedef struct {
 } run_t;
 
 /* Run tracy-capture with the given arguments (NULL-terminated). If
- * signal_after > 0, send SIGINT after that many seconds. */
+ * signal_after > 0, send SIGINT after that many seconds; a negative value
+ * sends SIGTERM after |signal_after| seconds and SIGINT half a second later. */
 static run_t capture_run(double signal_after, const char *first, ...)
 {
     char *argv[32] = { (char *)prog.capture };
@@ -165,6 +166,11 @@ static run_t capture_run(double signal_after, const char *first, ...)
     proc_t p = spawn(argv);
     if (signal_after > 0) {
         usleep((useconds_t)(signal_after * 1e6));
+        kill(p.pid, SIGINT);
+    } else if (signal_after < 0) {
+        usleep((useconds_t)(-signal_after * 1e6));
+        kill(p.pid, SIGTERM);
+        usleep(500000);
         kill(p.pid, SIGINT);
     }
     run_t r;
@@ -475,6 +481,26 @@ START_TEST(sigint_stops_in_order_and_saves)
 }
 END_TEST
 
+START_TEST(second_signal_stops_waiting_and_saves)
+{
+    tmp_t t = tmp_make();
+    /* the client never answers String queries, so the end wait would last */
+    client_t c = client_start("--scenario", "no-answer", NULL);
+    run_t r = capture_run(-1.0, "-o", t.out, "-p", c.port, "--end-timeout", "30", NULL);
+    client_finish(&c);
+    ck_assert_msg(r.rc == 130, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(r.seconds < 10, "took %.1f s", r.seconds);
+    ck_assert_msg(strstr(r.err, "terminated"), "%s", r.err);
+    ck_assert_msg(strstr(r.err, "second signal"), "%s", r.err);
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum = read_file(t.summary);
+    ck_assert_int_gt(summary_value(sum, "zones"), 0);
+    free(sum);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
 START_TEST(seconds_limit_stops_and_saves)
 {
     tmp_t t = tmp_make();
@@ -529,6 +555,7 @@ static Suite *e2e_suite(void)
     tcase_add_test(tc, open_zones_at_the_end_do_not_hang);
     tcase_add_test(tc, missing_answers_end_the_wait_and_are_named);
     tcase_add_test(tc, sigint_stops_in_order_and_saves);
+    tcase_add_test(tc, second_signal_stops_waiting_and_saves);
     tcase_add_test(tc, seconds_limit_stops_and_saves);
     tcase_add_test(tc, output_checks_happen_before_connecting);
     suite_add_tcase(s, tc);
