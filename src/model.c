@@ -484,28 +484,29 @@ void model_source_location_payload(model_t *m, const uint8_t *p, size_t n)
  * capturing machine's disk (its file may not be the client's); we ask the
  * client, as upstream does when it cannot read the file, provided the
  * client allows code transfer and knows its executable's time. */
+/* A DataTransfer query and the parts carrying a NUL-terminated string, 12
+ * bytes per part (protocol-82.md 4.5). */
+static void query_data_transfer(model_t *m, const char *s)
+{
+    const size_t len = strlen(s) + 1;
+    queryq_push(m->queries, SQ_DATA_TRANSFER, len, 0);
+    for (size_t off = 0; off < len; off += 12) {
+        uint8_t chunk[12] = {0};
+        memcpy(chunk, s + off, len - off < 12 ? len - off : 12);
+        queryq_push(m->queries, SQ_DATA_TRANSFER_PART, ld64(chunk), ld32(chunk + 8));
+    }
+}
+
+/* CacheSource: a source file name became known. We never read the
+ * capturing machine's disk (its file may not be the client's); we ask the
+ * client, as upstream does when it cannot read the file, provided the
+ * client allows code transfer and knows its executable's time. */
 static void cache_source(model_t *m, uint32_t file, uint32_t image)
 {
     if (hmap_get(&m->source_cache, file)) return;
     if (m->exec_time == 0 || !m->code_transfer) return;
-    const char *fn = strtab_get(&m->strings, file);
-    if (image) {
-        const char *im = strtab_get(&m->strings, image - 1);
-        size_t len = strlen(im) + 1;
-        queryq_push(m->queries, SQ_DATA_TRANSFER, len, 0);
-        for (size_t off = 0; off < len; off += 12) {
-            uint8_t chunk[12] = {0};
-            memcpy(chunk, im + off, len - off < 12 ? len - off : 12);
-            queryq_push(m->queries, SQ_DATA_TRANSFER_PART, ld64(chunk), ld32(chunk + 8));
-        }
-    }
-    size_t len = strlen(fn) + 1;
-    queryq_push(m->queries, SQ_DATA_TRANSFER, len, 0);
-    for (size_t off = 0; off < len; off += 12) {
-        uint8_t chunk[12] = {0};
-        memcpy(chunk, fn + off, len - off < 12 ? len - off : 12);
-        queryq_push(m->queries, SQ_DATA_TRANSFER_PART, ld64(chunk), ld32(chunk + 8));
-    }
+    if (image) query_data_transfer(m, strtab_get(&m->strings, image - 1));
+    query_data_transfer(m, strtab_get(&m->strings, file));
     hmap_put(&m->source_queries, m->next_source_query, file, NULL);
     queryq_push(m->queries, SQ_SOURCE_CODE, m->next_source_query, 0);
     m->next_source_query++;
