@@ -20,7 +20,7 @@ fi
 tmp=$(mktemp -d)
 trap 'kill $rpid 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
 
-python3 "$replay" --port 0 --linger 20 "$fx" 2>"$tmp/replay.log" &
+python3 "$replay" --port 0 --linger 20 --save-s2c "$tmp/s2c.bin" "$fx" 2>"$tmp/replay.log" &
 rpid=$!
 port=
 for _ in $(seq 1 100); do
@@ -57,4 +57,6 @@ if ! zstd -dcq "$fx/unwrap.csv.zst" > "$tmp/unwrap.csv"; then
 fi
 check -u "$tmp/unwrap.csv"
 check -m "$fx/messages.csv"
+# The queries we sent, against upstream's recorded ones.
+python3 "$(dirname "$0")/compare-s2c.py" "$tmp/s2c.bin" "$fx/server-to-client.bin" || fail=1
 exit $fail

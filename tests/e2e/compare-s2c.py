@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""compare-s2c.py OURS UPSTREAM: compare the bytes a capture sent to the
+client (handshake + 13-byte query packets) with upstream's recording.
+
+Passes when they are identical, or when they agree up to the first query
+upstream issued after disassembling symbol code (a CallstackFrame query for
+an instruction address, which our capture does not issue yet): every query
+before that point, in order and byte for byte, is the same."""
+import struct
+import sys
+
+NAMES = ["Terminate", "String", "ThreadString", "SourceLocation", "PlotName", "FrameName",
+         "Parameter", "FiberName", "ExternalName", "Disconnect", "CallstackFrame", "Symbol",
+         "SymbolCode", "SourceCode", "DataTransfer", "DataTransferPart"]
+
+
+def packets(buf):
+    return [struct.unpack("<BQI", buf[o:o + 13]) for o in range(12, len(buf) - 12, 13)]
+
+
+def main():
+    ours = open(sys.argv[1], "rb").read()
+    theirs = open(sys.argv[2], "rb").read()
+    if ours[:12] != theirs[:12]:
+        print("FAIL: handshake differs")
+        return 1
+    a, b = packets(ours), packets(theirs)
+    n = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
+    if n == len(a) == len(b):
+        print("ok: %d query packets identical to upstream's" % n)
+        return 0
+    seen_code = any(p[0] == 12 for p in b[:n])
+    if n < len(b) and b[n][0] == 10 and seen_code:
+        print("ok: %d query packets identical to upstream's, up to its first "
+              "disassembly-driven CallstackFrame query" % n)
+        return 0
+    def show(p):
+        return "%s(%#x, %d)" % (NAMES[p[0]] if p[0] < len(NAMES) else p[0], p[1], p[2])
+    print("FAIL: query %d differs: ours %s, upstream %s" %
+          (n, show(a[n]) if n < len(a) else "end", show(b[n]) if n < len(b) else "end"))
+    return 1
+
+
+sys.exit(main())
