@@ -157,6 +157,7 @@ static int save_trace(capture_t *c, int rc)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     save_opts_t so = { .level = 3, .streams = 4, .tmp_path = &save_tmp_path };
+    model_finish(&c->session.model);
     if (writer_save(&c->session.model, c->opts->output, &so) < 0) {
         if (!c->opts->quiet) summary_save_failed(c);
         diag_error("saving %s: %s", c->opts->output, so.err);

@@ -35,6 +35,8 @@ static void free_threads(model_t *m)
         }
         VEC_FREE(t->stack);
         VEC_FREE(t->messages);
+        VEC_FREE(t->samples);
+        VEC_FREE(t->ctx_switch_samples);
         free(t);
     }
     free(m->threads);
@@ -72,7 +74,8 @@ void model_free(model_t *m)
         &m->checked_file_ptr, &m->checked_file_idx, &m->pending_file_ptr,
         &m->source_cache, &m->source_queries, &m->power_map,
         &m->pending_code, &m->symbol_code_map, &m->lock_map, &m->pool_map,
-        &m->external_names,
+        &m->external_names, &m->switch_map, &m->external_thread_map, &m->cpu_stats_map,
+        &m->tid_to_pid, &m->hw_map, &m->section_map, &m->section_desc, &m->sections_active,
     };
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) hmap_free(maps[i]);
     VEC_FREE(m->frame_disc.order);
@@ -113,9 +116,26 @@ void model_free(model_t *m)
         VEC_FREE(c->timelines);
         hmap_free(&c->timeline_map);
         free(c->query);
+        hmap_free(&c->note_names);
+        VEC_FREE(c->notes);
         free(c);
     }
     VEC_FREE(m->gpu_order);
+    for (size_t i = 0; i < m->switches.n; i++) VEC_FREE(m->switches.v[i].v);
+    VEC_FREE(m->switches);
+    for (int i = 0; i < 256; i++) VEC_FREE(m->cpu_switches[i]);
+    for (size_t i = 0; i < m->hw.n; i++)
+        for (int k = 0; k < 6; k++) VEC_FREE(m->hw.v[i].v[k]);
+    VEC_FREE(m->hw);
+    for (size_t i = 0; i < m->sections.n; i++) VEC_FREE(m->sections.v[i].items);
+    VEC_FREE(m->sections);
+    VEC_FREE(m->sections_pending);
+    VEC_FREE(m->section_desc_order);
+    VEC_FREE(m->external_name_strs);
+    VEC_FREE(m->external_threads);
+    VEC_FREE(m->cpu_stats_threads);
+    VEC_FREE(m->cpu_stats);
+    VEC_FREE(m->topology);
     rhorder_free(&m->srcloc_counts);
     rhorder_free(&m->gpu_srcloc_counts);
     strtab_free(&m->strings);
@@ -551,6 +571,46 @@ void model_source_code_unavailable(model_t *m, uint32_t id)
 }
 
 /* ---- end of session ------------------------------------------------------ */
+
+static int cmp_point(const void *a, const void *b)
+{
+    const plot_point_t *x = a, *y = b;
+    return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+    const sample_t *x = a, *y = b;
+    return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sort an array by time unless it already is (qsort is not stable; equal
+ * times keep no particular order, as with upstream's sorts). */
+#define SORT_BY_TIME(v, n, cmp)                                             \
+    do {                                                                    \
+        bool sorted_ = true;                                                \
+        for (size_t i_ = 1; i_ < (n) && sorted_; i_++)                      \
+            sorted_ = cmp(&(v)[i_ - 1], &(v)[i_]) <= 0;                     \
+        if (!sorted_) qsort((v), (n), sizeof *(v), cmp);                    \
+    } while (0)
+
+void model_finish(model_t *m)
+{
+    for (size_t i = 0; i < m->nplots; i++) SORT_BY_TIME(m->plots[i]->points.v, m->plots[i]->points.n, cmp_point);
+    for (size_t i = 0; i < m->nthreads; i++) {
+        thread_t *t = m->threads[i];
+        SORT_BY_TIME(t->samples.v, t->samples.n, cmp_sample);
+        SORT_BY_TIME(t->ctx_switch_samples.v, t->ctx_switch_samples.n, cmp_sample);
+    }
+    for (size_t i = 0; i < m->hw.n; i++)
+        for (int k = 0; k < 6; k++) SORT_BY_TIME(m->hw.v[i].v[k].v, m->hw.v[i].v[k].n, cmp_i64);
+}
 
 bool model_pending_work(const model_t *m, bool check_zones, bool sync_only, char *why, size_t whylen)
 {

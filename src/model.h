@@ -50,6 +50,11 @@ typedef struct {
     int16_t srcloc;
 } open_zone_t;
 
+typedef struct {
+    int64_t time;        /* 0 = unknown */
+    uint32_t callstack;
+} sample_t;
+
 typedef struct thread {
     uint64_t id;
     bool is_fiber;
@@ -64,6 +69,10 @@ typedef struct thread {
     uint32_t next_callstack;        /* per-thread callstack slot */
     struct thread *fiber;           /* fiber this OS thread is running */
     VEC(uint32_t) messages;         /* message indices, time ordered */
+    VEC(sample_t) samples;
+    VEC(sample_t) ctx_switch_samples;
+    sample_t pending_sample;        /* CombineSamples: held back one step */
+    bool samples_unsorted;
 } thread_t;
 
 typedef struct {
@@ -215,7 +224,14 @@ typedef struct {
     uint16_t thread;          /* compressed thread, 0 for bound contexts */
     uint16_t query_id;
     int16_t srcloc;
+    bool has_child;
 } gpu_zone_t;
+
+typedef struct {
+    uint16_t query_id;
+    int64_t note;
+    double value;
+} gpu_note_t;
 
 typedef struct {
     uint64_t key;             /* submitting thread, 0 for bound contexts */
@@ -238,7 +254,54 @@ typedef struct {
     VEC(gpu_timeline_t) timelines;
     hmap_t timeline_map;      /* key -> timelines index */
     uint32_t *query;          /* query id -> zone index + 1 (65536 slots) */
+    uint64_t zone_parents;    /* zones that received a child */
+    hmap_t note_names;        /* note id -> string index + 1 */
+    VEC(gpu_note_t) notes;    /* per query id and note id, last value wins */
 } gpu_ctx_t;
+
+/* ---- scheduling and system data ----------------------------------------------- */
+
+enum { CS_REASON_WAKEUP = -2, CS_REASON_FIBER = 99 };
+
+typedef struct {
+    int64_t wakeup, start, end;
+    uint64_t thread;          /* fiber records: the OS thread running the fiber */
+    uint8_t cpu, wakeup_cpu;
+    int8_t reason, state;
+} ctx_switch_t;
+
+typedef struct {
+    uint64_t thread;
+    VEC(ctx_switch_t) v;
+    int64_t running_time;
+    int64_t pending_wakeup;   /* wakeup seen while still running, 0 = none */
+    uint8_t pending_wakeup_cpu;
+} thread_switches_t;
+
+typedef struct {
+    int64_t start, end;
+    uint16_t thread;          /* external compressed thread */
+} cpu_switch_t;
+
+typedef struct {
+    int64_t running_time;
+    uint32_t regions, migrations;
+} cpu_thread_stats_t;
+
+typedef struct {
+    uint64_t ip;
+    VEC(int64_t) v[6];        /* cycles, retired, cache refs, cache misses, branches, branch misses */
+} hw_samples_t;
+
+typedef struct {
+    int64_t start, end;       /* end = -id while open */
+    uint32_t text;            /* string index + 1 */
+} section_item_t;
+
+typedef struct {
+    uint16_t category;
+    VEC(section_item_t) items;
+} section_category_t;
 
 /* ---- the model ---------------------------------------------------------- */
 
@@ -372,8 +435,41 @@ typedef struct model {
     gpu_ctx_t *gpu[256];              /* by context number */
     VEC(gpu_ctx_t *) gpu_order;       /* creation order */
 
-    /* system */
-    hmap_t external_names;            /* thread id -> (pending flags) */
+    /* scheduling and system data */
+    hmap_t external_names;            /* thread id -> external_name index */
+    VEC(uint32_t) external_name_strs; /* pairs: process name, thread name (string index + 1) */
+    VEC(thread_switches_t) switches;  /* per thread context switches (and fiber runs) */
+    hmap_t switch_map;                /* thread id -> switches index */
+    VEC(cpu_switch_t) cpu_switches[256];
+    unsigned cpu_count;
+    VEC(uint64_t) external_threads;   /* external compressed thread table */
+    hmap_t external_thread_map;
+    hmap_t cpu_stats_map;             /* thread id -> cpu_stats index */
+    VEC(uint64_t) cpu_stats_threads;
+    VEC(cpu_thread_stats_t) cpu_stats;
+    hmap_t tid_to_pid;
+    VEC(uint64_t) topology;           /* (package, die, core, thread) quadruples as 4 entries */
+    hmap_t hw_map;                    /* ip -> hw index */
+    VEC(hw_samples_t) hw;
+
+    /* sections */
+    VEC(section_category_t) sections;
+    hmap_t section_map;               /* category -> sections index */
+    hmap_t section_desc;              /* category -> string index + 1 (0 = none) */
+    VEC(uint16_t) section_desc_order;
+    hmap_t sections_active;           /* id -> category + 1, or 0 for a leave seen first */
+    VEC(section_item_t) sections_pending;   /* leaves before their enter: start holds the id */
+
+    /* parameters (not saved in .tracy files; kept for the summary) */
+    uint64_t params;
+
+    /* crash */
+    uint64_t crash_thread, crash_message;
+    int64_t crash_time;
+    uint32_t crash_callstack;
+    bool has_crash;
+
+    uint64_t samples_total;
 
     /* session flags */
     bool terminate, crashed;
@@ -385,6 +481,10 @@ typedef struct model {
 
 void model_init(model_t *m, queryq_t *queries);
 void model_free(model_t *m);
+
+/* Prepare for saving: sort what the file needs sorted (plot points,
+ * samples, hardware samples), as upstream does before writing. */
+void model_finish(model_t *m);
 
 /* Set from the welcome message. */
 void model_welcome(model_t *m, const uint8_t *welcome);

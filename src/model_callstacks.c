@@ -364,14 +364,73 @@ void model_symbol_code_unavailable(model_t *m)
 
 /* ---- samples -------------------------------------------------------------------- */
 
+/* MergeCallstacks: the frames of both, as one (new or known) call stack. */
+static uint32_t merge_callstacks(model_t *m, uint32_t first, uint32_t second)
+{
+    const uint64_t *a = m->callstacks.v[first], *b = m->callstacks.v[second];
+    const size_t n = a[0] + b[0];
+    uint64_t *ids = xmalloc((n ? n : 1) * 8);
+    memcpy(ids, a + 1, a[0] * 8);
+    memcpy(ids + a[0], b + 1, b[0] * 8);
+    bool fresh;
+    uint32_t idx = intern_callstack(m, ids, n, &fresh);
+    free(ids);
+    return idx;
+}
+
+/* Add a sample to a thread's list: in time order when it can be; a sample
+ * at the time of an existing one merges its call stack into it. */
+static void insert_sample(model_t *m, thread_t *t, sample_t s)
+{
+    if (t->samples.n && s.time != 0 && t->samples.v[t->samples.n - 1].time >= s.time) {
+        size_t lo = 0, hi = t->samples.n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (t->samples.v[mid].time < s.time) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo < t->samples.n && t->samples.v[lo].time == s.time) {
+            t->samples.v[lo].callstack = merge_callstacks(m, t->samples.v[lo].callstack, s.callstack);
+            return;
+        }
+        t->samples_unsorted = true;
+    }
+    VEC_PUSH(t->samples, s);
+    const uint64_t *cs = m->callstacks.v[s.callstack];
+    if (cs[0] && (canonical_pointer(cs[1]) >> 63) && !(cs[1] & FRAME_SEL_CUSTOM)) t->kernel_samples++;
+    m->samples_total++;
+}
+
 void model_callstack_sample(model_t *m, uint32_t thread, int64_t ticks, bool ctx_switch)
 {
     uint32_t cs = m->pending_callstack;
     m->pending_callstack = 0;
+    if (!cs) {
+        model_failure(m, "call stack sample without a call stack");
+        return;
+    }
     const int64_t t = ticks == 0 ? 0 : model_time(m, ticks);
     model_raise_time(m, t);
-    model_notice_thread(m, thread);
-    (void)cs;
-    (void)ctx_switch;
-    /* The samples themselves are kept by the sampling work of issue 3. */
+    thread_t *td = model_notice_thread(m, thread);
+    sample_t s = { .time = t, .callstack = cs };
+    if (ctx_switch) {
+        insert_sample(m, td, s);
+        VEC_PUSH(td->ctx_switch_samples, s);
+        return;
+    }
+    if (m->combine_samples && t != 0) {
+        /* Windows sends kernel and user halves as two samples at one time. */
+        if (td->pending_sample.time == 0) {
+            td->pending_sample = s;
+        } else if (td->pending_sample.time == t) {
+            s.callstack = merge_callstacks(m, td->pending_sample.callstack, cs);
+            insert_sample(m, td, s);
+            td->pending_sample.time = 0;
+        } else {
+            insert_sample(m, td, td->pending_sample);
+            td->pending_sample = s;
+        }
+        return;
+    }
+    insert_sample(m, td, s);
 }

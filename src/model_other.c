@@ -275,6 +275,12 @@ void model_gpu_zone_begin(model_t *m, int64_t cpu_ticks, uint32_t thread, uint16
         VEC_PUSH(c->timelines, g);
     }
     gpu_timeline_t *g = &c->timelines.v[*tl];
+    if (g->stack.n) {
+        /* the first child of a zone opens a child list */
+        gpu_zone_t *parent = &c->zones.v[g->stack.v[g->stack.n - 1]];
+        if (!parent->has_child) c->zone_parents++;
+        parent->has_child = true;
+    }
     gpu_zone_t z = { .cpu_start = t, .cpu_end = -1, .gpu_start = -1, .gpu_end = -1, .callstack = cs,
                      .parent = g->stack.n ? (int32_t)g->stack.v[g->stack.n - 1] : -1,
                      .timeline = (uint32_t)*tl, .thread = ct, .query_id = query_id, .srcloc = sl };
@@ -374,73 +380,199 @@ void model_gpu_context_name(model_t *m, uint8_t context)
 
 void model_gpu_annotation_name(model_t *m, int64_t note, uint8_t context)
 {
-    (void)note;
-    model_take_single_string(m);
-    gpu_ctx(m, context, "GpuAnnotationName");
+    int64_t s = model_take_single_string(m);
+    gpu_ctx_t *c = gpu_ctx(m, context, "GpuAnnotationName");
+    if (c && s >= 0) *hmap_put(&c->note_names, (uint64_t)note, 0, NULL) = (uint64_t)s + 1;
 }
 
 void model_gpu_zone_annotation(model_t *m, int64_t note, double value, uint32_t thread, uint16_t query_id, uint8_t context)
 {
-    (void)note; (void)value; (void)thread; (void)query_id;
-    gpu_ctx(m, context, "GpuZoneAnnotation");
+    (void)thread;
+    gpu_ctx_t *c = gpu_ctx(m, context, "GpuZoneAnnotation");
+    if (!c) return;
+    for (size_t i = 0; i < c->notes.n; i++) {
+        if (c->notes.v[i].query_id == query_id && c->notes.v[i].note == note) {
+            c->notes.v[i].value = value;
+            return;
+        }
+    }
+    gpu_note_t n = { .query_id = query_id, .note = note, .value = value };
+    VEC_PUSH(c->notes, n);
 }
 
 /* ---- scheduling and system data -------------------------------------------------------- */
 
+/* CheckExternalName: ask for the names of an OS thread seen scheduling. */
 static void check_external_name(model_t *m, uint64_t id)
 {
     bool fresh;
-    hmap_put(&m->external_names, id, 0, &fresh);
+    hmap_put(&m->external_names, id, m->external_name_strs.n / 2, &fresh);
     if (!fresh) return;
+    VEC_PUSH(m->external_name_strs, 0);
+    VEC_PUSH(m->external_name_strs, 0);
     m->pending_external_names += 2;
     queryq_push(m->queries, SQ_EXTERNAL_NAME, id, 0);
 }
 
+/* ExternalThreadName then ExternalName answer one ExternalName query. */
 void model_external_name(model_t *m, uint64_t id, const uint8_t *p, size_t n, bool thread_name)
 {
     if (!thread_name) query_credit(m->queries);
     uint64_t *v = hmap_get(&m->external_names, id);
-    uint64_t bit = thread_name ? 1 : 2;
-    if (!v || (*v & bit)) return;
-    *v |= bit;
+    if (!v) return;
+    uint32_t *slot = &m->external_name_strs.v[*v * 2 + (thread_name ? 1 : 0)];
+    if (*slot) return;
+    *slot = model_store_string(m, p, n) + 1;
     m->pending_external_names--;
-    model_store_string(m, p, n);
+}
+
+static thread_switches_t *switches_for(model_t *m, uint64_t thread)
+{
+    bool fresh;
+    uint64_t *v = hmap_put(&m->switch_map, thread, m->switches.n, &fresh);
+    if (fresh) {
+        thread_switches_t ts = { .thread = thread };
+        VEC_PUSH(m->switches, ts);
+    }
+    return &m->switches.v[*v];
+}
+
+static cpu_thread_stats_t *cpu_stats_for(model_t *m, uint64_t thread)
+{
+    bool fresh;
+    uint64_t *v = hmap_put(&m->cpu_stats_map, thread, m->cpu_stats.n, &fresh);
+    if (fresh) {
+        cpu_thread_stats_t st = {0};
+        VEC_PUSH(m->cpu_stats, st);
+        VEC_PUSH(m->cpu_stats_threads, thread);
+    }
+    return &m->cpu_stats.v[*v];
+}
+
+static uint16_t compress_external_thread(model_t *m, uint64_t id)
+{
+    bool fresh;
+    uint64_t *v = hmap_put(&m->external_thread_map, id, m->external_threads.n, &fresh);
+    if (fresh) VEC_PUSH(m->external_threads, id);
+    return (uint16_t)*v;
+}
+
+/* The old thread's running record ends; the CPU's current slice ends. */
+static void switch_out(model_t *m, int64_t t, uint64_t thread, uint8_t cpu, uint8_t reason, uint8_t state)
+{
+    uint64_t *v = hmap_get(&m->switch_map, thread);
+    if (v && m->switches.v[*v].v.n) {
+        thread_switches_t *ts = &m->switches.v[*v];
+        ctx_switch_t *item = &ts->v.v[ts->v.n - 1];
+        item->end = t;
+        item->reason = (int8_t)reason;
+        item->state = (int8_t)state;
+        const int64_t dt = t - item->start;
+        ts->running_time += dt;
+        cpu_thread_stats_t *st = cpu_stats_for(m, thread);
+        st->regions++;
+        st->running_time += dt;
+    }
+    if (m->cpu_switches[cpu].n) m->cpu_switches[cpu].v[m->cpu_switches[cpu].n - 1].end = t;
+}
+
+/* The new thread starts running on cpu, reusing its pending wakeup. */
+static void switch_in(model_t *m, int64_t t, uint64_t thread, uint8_t cpu)
+{
+    thread_switches_t *ts = switches_for(m, thread);
+    ctx_switch_t *item;
+    bool migration = false;
+    if (ts->v.n && ts->v.v[ts->v.n - 1].reason == CS_REASON_WAKEUP) {
+        item = &ts->v.v[ts->v.n - 1];
+        if (ts->v.n > 1) migration = ts->v.v[ts->v.n - 2].cpu != cpu;
+    } else {
+        if (ts->v.n) migration = ts->v.v[ts->v.n - 1].cpu != cpu;
+        ctx_switch_t fresh = { .wakeup = t, .wakeup_cpu = cpu };
+        VEC_PUSH(ts->v, fresh);
+        item = &ts->v.v[ts->v.n - 1];
+        if (ts->pending_wakeup != 0 && ts->v.n > 1) {
+            /* A wakeup seen while the thread was still running belongs here
+             * if it falls between the previous wakeup and now. */
+            const int64_t prev = ts->v.v[ts->v.n - 2].wakeup;
+            if (prev <= ts->pending_wakeup && ts->pending_wakeup <= t) {
+                item->wakeup = ts->pending_wakeup;
+                item->wakeup_cpu = ts->pending_wakeup_cpu;
+                ts->pending_wakeup = 0;
+            }
+        }
+    }
+    item->start = t;
+    item->end = -1;
+    item->cpu = cpu;
+    item->reason = -1;
+    item->state = -1;
+    item->thread = 0;
+    cpu_switch_t cx = { .start = t, .end = -1, .thread = compress_external_thread(m, thread) };
+    VEC_PUSH(m->cpu_switches[cpu], cx);
+    check_external_name(m, thread);
+    if (migration) cpu_stats_for(m, thread)->migrations++;
 }
 
 void model_context_switch(model_t *m, int64_t ticks, uint32_t old_thread, uint32_t new_thread,
                           uint8_t cpu, uint8_t wait_reason, uint8_t state)
 {
-    (void)old_thread; (void)cpu; (void)wait_reason; (void)state;
-    model_raise_time(m, model_time(m, ticks));
-    if (new_thread != 0) check_external_name(m, new_thread);
+    const int64_t t = model_time(m, ticks);
+    model_raise_time(m, t);
+    if (cpu >= m->cpu_count) m->cpu_count = cpu + 1u;
+    if (old_thread != 0) switch_out(m, t, old_thread, cpu, wait_reason, state);
+    if (new_thread != 0) switch_in(m, t, new_thread, cpu);
 }
 
 void model_thread_wakeup(model_t *m, int64_t ticks, uint32_t thread, uint8_t cpu)
 {
-    (void)thread; (void)cpu;
-    model_raise_time(m, model_time(m, ticks));
+    const int64_t t = model_time(m, ticks);
+    model_raise_time(m, t);
+    thread_switches_t *ts = switches_for(m, thread);
+    if (ts->v.n && ts->v.v[ts->v.n - 1].end < 0) {
+        /* Woken before it was switched out: keep it for the next switch-in. */
+        ts->pending_wakeup = t;
+        ts->pending_wakeup_cpu = cpu;
+        return;
+    }
+    ctx_switch_t w = { .wakeup = t, .start = t, .end = -1, .cpu = 0, .wakeup_cpu = cpu,
+                       .reason = CS_REASON_WAKEUP, .state = -1 };
+    VEC_PUSH(ts->v, w);
 }
 
 void model_tid_to_pid(model_t *m, uint64_t tid, uint64_t pid)
 {
-    (void)m; (void)tid; (void)pid;
+    bool fresh;
+    hmap_put(&m->tid_to_pid, tid, pid, &fresh);
 }
 
 void model_hw_sample(model_t *m, int kind, uint64_t ip, int64_t ticks)
 {
-    (void)kind; (void)ip;
-    model_raise_time(m, ticks == 0 ? 0 : model_time(m, ticks));
+    const int64_t t = ticks == 0 ? 0 : model_time(m, ticks);
+    model_raise_time(m, t);
+    bool fresh;
+    uint64_t *v = hmap_put(&m->hw_map, ip, m->hw.n, &fresh);
+    if (fresh) {
+        hw_samples_t h = { .ip = ip };
+        VEC_PUSH(m->hw, h);
+    }
+    VEC_PUSH(m->hw.v[*v].v[kind], t);
 }
 
 void model_cpu_topology(model_t *m, uint32_t package, uint32_t die, uint32_t core, uint32_t thread)
 {
-    (void)m; (void)package; (void)die; (void)core; (void)thread;
+    VEC_PUSH(m->topology, package);
+    VEC_PUSH(m->topology, die);
+    VEC_PUSH(m->topology, core);
+    VEC_PUSH(m->topology, thread);
 }
 
+/* Parameters are not part of a .tracy file (upstream does not save them);
+ * we count them for the summary and ask for their names like upstream. */
 void model_param_setup(model_t *m, uint32_t idx, uint64_t name, uint8_t type, int32_t val)
 {
     (void)idx; (void)type; (void)val;
     model_check_string(m, name);
+    m->params++;
 }
 
 /* ---- fibers ------------------------------------------------------------------------------ */
@@ -465,8 +597,16 @@ void model_fiber_enter(model_t *m, int64_t ticks, uint64_t fiber, uint32_t threa
         }
     }
     thread_t *host = model_notice_thread(m, thread);
+    if (host->fiber) {
+        thread_switches_t *prev = switches_for(m, host->fiber->id);
+        if (prev->v.n) prev->v.v[prev->v.n - 1].end = t;
+    }
     host->fiber = model_find_thread(m, tid);
+    thread_switches_t *ts = switches_for(m, tid);
     model_compress_thread(m, thread);
+    ctx_switch_t run = { .wakeup = t, .start = t, .end = -1, .cpu = 0, .wakeup_cpu = 0,
+                         .reason = CS_REASON_FIBER, .state = -1, .thread = thread };
+    VEC_PUSH(ts->v, run);
 }
 
 void model_fiber_leave(model_t *m, int64_t ticks, uint32_t thread)
@@ -478,36 +618,97 @@ void model_fiber_leave(model_t *m, int64_t ticks, uint32_t thread)
         model_failure(m, "FiberLeave on thread %u, which runs no fiber", thread);
         return;
     }
+    thread_switches_t *ts = switches_for(m, host->fiber->id);
+    if (ts->v.n) {
+        ctx_switch_t *item = &ts->v.v[ts->v.n - 1];
+        item->end = t;
+        ts->running_time += t - item->start;
+    }
     host->fiber = NULL;
 }
 
 /* ---- sections ------------------------------------------------------------------------------ */
 
+static section_category_t *section_category(model_t *m, uint16_t category)
+{
+    bool fresh;
+    uint64_t *v = hmap_put(&m->section_map, category, m->sections.n, &fresh);
+    if (fresh) {
+        section_category_t c = { .category = category };
+        VEC_PUSH(m->sections, c);
+    }
+    return &m->sections.v[*v];
+}
+
 void model_section_enter(model_t *m, int64_t ticks, uint32_t id, uint16_t category)
 {
-    (void)id; (void)category;
-    model_take_single_string(m);
-    model_raise_time(m, model_time(m, ticks));
+    const int64_t t = model_time(m, ticks);
+    model_raise_time(m, t);
+    int64_t s = model_take_single_string(m);
+    const uint32_t text = s >= 0 ? (uint32_t)s + 1 : 0;
+    uint64_t *active = hmap_get(&m->sections_active, id);
+    if (active && *active == 0) {
+        /* Its leave came first: complete the pending item. */
+        hmap_del(&m->sections_active, id);
+        for (size_t i = 0; i < m->sections_pending.n; i++) {
+            section_item_t *p = &m->sections_pending.v[i];
+            if (p->start != (int64_t)id) continue;
+            section_item_t item = { .start = t, .end = p->end, .text = text };
+            VEC_PUSH(section_category(m, category)->items, item);
+            m->sections_pending.v[i] = m->sections_pending.v[--m->sections_pending.n];
+            break;
+        }
+    } else {
+        section_item_t item = { .start = t, .end = -(int64_t)id, .text = text };
+        VEC_PUSH(section_category(m, category)->items, item);
+        hmap_put(&m->sections_active, id, (uint64_t)category + 1, NULL);
+    }
+    bool fresh;
+    hmap_put(&m->section_desc, category, 0, &fresh);
+    if (fresh) VEC_PUSH(m->section_desc_order, category);
 }
 
 void model_section_leave(model_t *m, int64_t ticks, uint32_t id)
 {
-    (void)id;
-    model_raise_time(m, model_time(m, ticks));
+    const int64_t t = model_time(m, ticks);
+    model_raise_time(m, t);
+    uint64_t *active = hmap_get(&m->sections_active, id);
+    if (active && *active) {
+        section_category_t *c = section_category(m, (uint16_t)(*active - 1));
+        hmap_del(&m->sections_active, id);
+        for (size_t i = 0; i < c->items.n; i++) {
+            if (c->items.v[i].end == -(int64_t)id) {
+                c->items.v[i].end = t;
+                break;
+            }
+        }
+        return;
+    }
+    section_item_t pending = { .start = id, .end = t };
+    VEC_PUSH(m->sections_pending, pending);
+    hmap_put(&m->sections_active, id, 0, NULL);
 }
 
 void model_section_setup(model_t *m, uint16_t category)
 {
-    (void)category;
-    model_take_single_string(m);
+    /* An on-demand client replays SectionSetup without its string. */
+    int64_t s = model_take_single_string(m);
+    bool fresh;
+    uint64_t *v = hmap_put(&m->section_desc, category, 0, &fresh);
+    if (fresh) VEC_PUSH(m->section_desc_order, category);
+    if (s >= 0) *v = (uint64_t)s + 1;
 }
 
 /* ---- crash --------------------------------------------------------------------------------- */
 
 void model_crash_report(model_t *m, int64_t ticks, uint64_t text)
 {
-    (void)ticks;
     model_check_string(m, text);
     thread_t *t = model_current_thread(m);
+    m->has_crash = true;
+    m->crash_thread = t->id;
+    m->crash_time = model_time(m, ticks);
+    m->crash_message = text;
+    m->crash_callstack = t->next_callstack;
     t->next_callstack = 0;
 }

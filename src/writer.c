@@ -62,12 +62,59 @@ static void write_capture_info(const model_t *m, tfile_t *f)
     put_string(f, m->host_info ? m->host_info : "");
 }
 
-static void write_topology_and_crash(const model_t *m, tfile_t *f)
+/* CPU topology: packages > dies > cores > logical CPUs, grouped from the
+ * (package, die, core, thread) records in arrival order. */
+static void write_topology(const model_t *m, tfile_t *f)
 {
-    (void)m;
-    tfile_u64(f, 0);                    /* CPU topology: packages */
-    static const uint8_t no_crash[28] = {0};
-    tfile_write(f, no_crash, sizeof no_crash);
+    const uint64_t *q = m->topology.v;
+    const size_t n = m->topology.n / 4;
+    /* first record index of each distinct key prefix of length k */
+    #define SAME(i, j, k) (memcmp(q + 4 * (i), q + 4 * (j), (k) * sizeof *q) == 0)
+    #define FIRST_OF(i, k, res) do { res = true; for (size_t j_ = 0; j_ < (i); j_++) if (SAME(i, j_, k)) { res = false; break; } } while (0)
+    uint64_t npkg = 0;
+    for (size_t i = 0; i < n; i++) { bool first; FIRST_OF(i, 1, first); npkg += first; }
+    tfile_u64(f, npkg);
+    for (size_t p = 0; p < n; p++) {
+        bool first;
+        FIRST_OF(p, 1, first);
+        if (!first) continue;
+        uint64_t ndie = 0;
+        for (size_t i = p; i < n; i++) if (SAME(i, p, 1)) { bool fd; FIRST_OF(i, 2, fd); ndie += fd; }
+        tfile_u32(f, (uint32_t)q[4 * p]);
+        tfile_u64(f, ndie);
+        for (size_t d = p; d < n; d++) {
+            bool fd;
+            if (!SAME(d, p, 1)) continue;
+            FIRST_OF(d, 2, fd);
+            if (!fd) continue;
+            uint64_t ncore = 0;
+            for (size_t i = d; i < n; i++) if (SAME(i, d, 2)) { bool fc; FIRST_OF(i, 3, fc); ncore += fc; }
+            tfile_u32(f, (uint32_t)q[4 * d + 1]);
+            tfile_u64(f, ncore);
+            for (size_t c = d; c < n; c++) {
+                bool fc;
+                if (!SAME(c, d, 2)) continue;
+                FIRST_OF(c, 3, fc);
+                if (!fc) continue;
+                uint64_t nthr = 0;
+                for (size_t i = c; i < n; i++) nthr += SAME(i, c, 3);
+                tfile_u32(f, (uint32_t)q[4 * c + 2]);
+                tfile_u64(f, nthr);
+                for (size_t i = c; i < n; i++)
+                    if (SAME(i, c, 3)) tfile_u32(f, (uint32_t)q[4 * i + 3]);
+            }
+        }
+    }
+    #undef SAME
+    #undef FIRST_OF
+}
+
+static void write_crash(const model_t *m, tfile_t *f)
+{
+    tfile_u64(f, m->has_crash ? m->crash_thread : 0);
+    tfile_i64(f, m->has_crash ? m->crash_time : 0);
+    tfile_u64(f, m->has_crash ? m->crash_message : 0);
+    tfile_u32(f, m->has_crash ? m->crash_callstack : 0);
 }
 
 static void write_frames(const model_t *m, tfile_t *f)
@@ -88,11 +135,33 @@ static void write_frames(const model_t *m, tfile_t *f)
     }
 }
 
+/* Int48: the low six bytes of a signed 64-bit value. */
+static void put_int48(tfile_t *f, int64_t v)
+{
+    uint8_t b[8];
+    memcpy(b, &v, 8);
+    tfile_write(f, b, 6);
+}
+
 static void write_sections(const model_t *m, tfile_t *f)
 {
-    (void)m;
-    tfile_u64(f, 0);   /* categories */
-    tfile_u64(f, 0);   /* descriptions */
+    tfile_u64(f, m->sections.n);
+    for (size_t i = 0; i < m->sections.n; i++) {
+        const section_category_t *c = &m->sections.v[i];
+        tfile_u16(f, c->category);
+        tfile_u64(f, c->items.n);
+        for (size_t k = 0; k < c->items.n; k++) {
+            put_int48(f, c->items.v[k].start);
+            put_int48(f, c->items.v[k].end);
+            tfile_int24(f, c->items.v[k].text);
+        }
+    }
+    tfile_u64(f, m->section_desc_order.n);
+    for (size_t i = 0; i < m->section_desc_order.n; i++) {
+        const uint16_t cat = m->section_desc_order.v[i];
+        tfile_u16(f, cat);
+        tfile_int24(f, (uint32_t)*hmap_get(&m->section_desc, cat));
+    }
 }
 
 static void write_strings(const model_t *m, tfile_t *f)
@@ -123,10 +192,22 @@ static void write_thread_tables(const model_t *m, tfile_t *f)
 {
     write_name_map(&m->ptr_strings, f);
     write_name_map(&m->thread_names, f);
-    tfile_u64(f, 0);   /* external thread names */
+    /* external threads: only those whose both names arrived */
+    uint64_t n = 0, id, idx;
+    for (size_t it = 0; hmap_next(&m->external_names, &it, &id, &idx);)
+        n += m->external_name_strs.v[2 * idx] && m->external_name_strs.v[2 * idx + 1];
+    tfile_u64(f, n);
+    for (size_t it = 0; hmap_next(&m->external_names, &it, &id, &idx);) {
+        const uint32_t proc = m->external_name_strs.v[2 * idx], thr = m->external_name_strs.v[2 * idx + 1];
+        if (!proc || !thr) continue;
+        tfile_u64(f, id);
+        tfile_u64(f, string_id(proc - 1));
+        tfile_u64(f, string_id(thr - 1));
+    }
     tfile_u64(f, m->local_threads.n);
     for (size_t i = 0; i < m->local_threads.n; i++) tfile_u64(f, m->local_threads.v[i]);
-    tfile_u64(f, 0);   /* external thread table */
+    tfile_u64(f, m->external_threads.n);
+    for (size_t i = 0; i < m->external_threads.n; i++) tfile_u64(f, m->external_threads.v[i]);
 }
 
 static void write_srcloc_base(tfile_t *f, uint64_t name, uint8_t nflag, uint64_t fn, uint8_t fflag,
@@ -320,6 +401,17 @@ static void write_timeline(const thread_t *t, tfile_t *f)
     free(info);
 }
 
+/* A sample list (sorted by model_finish). */
+static void write_samples(const sample_t *v, size_t n, tfile_t *f)
+{
+    int64_t ref = 0;
+    tfile_u64(f, n);
+    for (size_t i = 0; i < n; i++) {
+        put_time(f, &ref, v[i].time);
+        tfile_int24(f, v[i].callstack);
+    }
+}
+
 static void write_threads(const model_t *m, tfile_t *f)
 {
     tfile_u64(f, m->zone_count);
@@ -335,33 +427,109 @@ static void write_threads(const model_t *m, tfile_t *f)
         write_timeline(t, f);
         tfile_u64(f, t->messages.n);
         for (size_t k = 0; k < t->messages.n; k++) tfile_u64(f, (uint64_t)t->messages.v[k] + 1);
-        tfile_u64(f, 0);   /* context-switch samples */
-        tfile_u64(f, 0);   /* samples */
+        write_samples(t->ctx_switch_samples.v, t->ctx_switch_samples.n, f);
+        write_samples(t->samples.v, t->samples.n, f);
+    }
+}
+
+/* One GPU timeline level: the zones of `timeline` whose parent is `parent`. */
+static void write_gpu_level(const gpu_ctx_t *c, const uint32_t *first_child, const uint32_t *next_sibling,
+                            uint32_t head, int64_t *cpu_ref, int64_t *gpu_ref, tfile_t *f)
+{
+    uint64_t n = 0;
+    for (uint32_t z = head; z; z = next_sibling[z - 1]) n++;
+    tfile_u64(f, n);
+    for (uint32_t z = head; z; z = next_sibling[z - 1]) {
+        const gpu_zone_t *g = &c->zones.v[z - 1];
+        put_time(f, cpu_ref, g->cpu_start);
+        put_time(f, gpu_ref, g->gpu_start);
+        tfile_u16(f, (uint16_t)g->srcloc);
+        tfile_int24(f, g->callstack);
+        tfile_u16(f, g->thread);
+        write_gpu_level(c, first_child, next_sibling, first_child[z - 1], cpu_ref, gpu_ref, f);
+        put_time(f, cpu_ref, g->cpu_end);
+        put_time(f, gpu_ref, g->gpu_end);
+        tfile_u16(f, g->query_id);
+    }
+}
+
+static void write_gpu_context(const gpu_ctx_t *c, tfile_t *f)
+{
+    tfile_u64(f, c->thread);
+    tfile_u8(f, c->has_calibration);
+    tfile_u64(f, c->count);
+    tfile_write(f, &c->period, 4);
+    tfile_u8(f, c->type);
+    tfile_int24(f, c->name);
+    tfile_u64(f, c->overflow);
+    tfile_u64(f, c->note_names.n);
+    uint64_t note, name;
+    for (size_t it = 0; hmap_next(&c->note_names, &it, &note, &name);) {
+        tfile_i64(f, (int64_t)note);
+        tfile_int24(f, (uint32_t)name);
+    }
+    /* Children lists from parent links, in begin order (1-based, 0 = none). */
+    const size_t nz = c->zones.n;
+    uint32_t *first_child = xcalloc(nz + 1, sizeof *first_child);
+    uint32_t *next_sibling = xcalloc(nz + 1, sizeof *next_sibling);
+    uint32_t *heads = xcalloc(c->timelines.n + 1, sizeof *heads);
+    for (size_t i = nz; i-- > 0;) {
+        const gpu_zone_t *g = &c->zones.v[i];
+        uint32_t *head = g->parent < 0 ? &heads[g->timeline] : &first_child[g->parent];
+        next_sibling[i] = *head;
+        *head = (uint32_t)i + 1;
+    }
+    tfile_u64(f, c->timelines.n);
+    for (size_t k = 0; k < c->timelines.n; k++) {
+        int64_t cpu_ref = 0, gpu_ref = 0;
+        tfile_u64(f, c->timelines.v[k].key);
+        write_gpu_level(c, first_child, next_sibling, heads[k], &cpu_ref, &gpu_ref, f);
+    }
+    free(first_child);
+    free(next_sibling);
+    free(heads);
+    /* notes per query id */
+    uint64_t nq = 0;
+    for (size_t i = 0; i < c->notes.n; i++) {
+        bool first = true;
+        for (size_t k = 0; k < i && first; k++) first = c->notes.v[k].query_id != c->notes.v[i].query_id;
+        nq += first;
+    }
+    tfile_u64(f, nq);
+    for (size_t i = 0; i < c->notes.n; i++) {
+        bool first = true;
+        for (size_t k = 0; k < i && first; k++) first = c->notes.v[k].query_id != c->notes.v[i].query_id;
+        if (!first) continue;
+        uint64_t cnt = 0;
+        for (size_t k = i; k < c->notes.n; k++) cnt += c->notes.v[k].query_id == c->notes.v[i].query_id;
+        tfile_u16(f, c->notes.v[i].query_id);
+        tfile_u64(f, cnt);
+        for (size_t k = i; k < c->notes.n; k++) {
+            if (c->notes.v[k].query_id != c->notes.v[i].query_id) continue;
+            tfile_i64(f, c->notes.v[k].note);
+            tfile_f64(f, c->notes.v[k].value);
+        }
     }
 }
 
 static void write_gpu(const model_t *m, tfile_t *f)
 {
-    (void)m;
-    tfile_u64(f, 0);   /* total GPU zones */
-    tfile_u64(f, 0);   /* child vectors */
-    tfile_u64(f, 0);   /* contexts */
-}
-
-static int cmp_point(const void *a, const void *b)
-{
-    const plot_point_t *x = a, *y = b;
-    return x->time < y->time ? -1 : x->time > y->time;
+    uint64_t total = 0, parents = 0;
+    for (size_t i = 0; i < m->gpu_order.n; i++) {
+        total += m->gpu_order.v[i]->count;
+        parents += m->gpu_order.v[i]->zone_parents;
+    }
+    tfile_u64(f, total);
+    tfile_u64(f, parents);
+    tfile_u64(f, m->gpu_order.n);
+    for (size_t i = 0; i < m->gpu_order.n; i++) write_gpu_context(m->gpu_order.v[i], f);
 }
 
 static void write_plots(const model_t *m, tfile_t *f)
 {
     tfile_u64(f, m->plot_disc.order.n);
     for (size_t i = 0; i < m->plot_disc.order.n; i++) {
-        plot_t *p = m->plots[m->plot_disc.order.v[i]];
-        bool sorted = true;
-        for (size_t k = 1; k < p->points.n && sorted; k++) sorted = p->points.v[k - 1].time <= p->points.v[k].time;
-        if (!sorted) qsort(p->points.v, p->points.n, sizeof *p->points.v, cmp_point);
+        const plot_t *p = m->plots[m->plot_disc.order.v[i]];
         tfile_u8(f, p->type);
         tfile_u8(f, p->format);
         tfile_u8(f, p->show_steps);
@@ -464,12 +632,71 @@ static void write_app_info_and_images(const model_t *m, tfile_t *f)
 
 static void write_scheduling(const model_t *m, tfile_t *f)
 {
-    (void)m;
-    tfile_u64(f, 0);                            /* per-thread context switches */
-    tfile_u64(f, 0);                            /* per-CPU total */
-    for (int i = 0; i < 256; i++) tfile_u64(f, 0);
-    tfile_u64(f, 0);                            /* tid -> pid */
-    tfile_u64(f, 0);                            /* CPU thread data */
+    /* per-thread records, only for threads with zones or samples */
+    uint64_t n = 0;
+    for (size_t i = 0; i < m->switches.n; i++) {
+        const thread_t *t = model_find_thread(m, m->switches.v[i].thread);
+        n += t && (t->zone_count > 0 || t->samples.n > 0);
+    }
+    tfile_u64(f, n);
+    for (size_t i = 0; i < m->switches.n; i++) {
+        const thread_switches_t *ts = &m->switches.v[i];
+        const thread_t *t = model_find_thread(m, ts->thread);
+        if (!t || (t->zone_count == 0 && t->samples.n == 0)) continue;
+        tfile_u64(f, ts->thread);
+        tfile_u64(f, ts->v.n);
+        int64_t ref = 0;
+        for (size_t k = 0; k < ts->v.n; k++) {
+            const ctx_switch_t *c = &ts->v.v[k];
+            put_time(f, &ref, c->wakeup);
+            put_time(f, &ref, c->start);
+            put_time(f, &ref, c->end);
+            tfile_u8(f, c->cpu);
+            tfile_u8(f, (uint8_t)c->reason);
+            tfile_u8(f, (uint8_t)c->state);
+            tfile_u64(f, c->thread);
+            tfile_u8(f, c->wakeup_cpu);
+        }
+    }
+    uint64_t total = 0;
+    for (int i = 0; i < 256; i++) total += m->cpu_switches[i].n;
+    tfile_u64(f, total);
+    for (int i = 0; i < 256; i++) {
+        tfile_u64(f, m->cpu_switches[i].n);
+        int64_t ref = 0;
+        for (size_t k = 0; k < m->cpu_switches[i].n; k++) {
+            put_time(f, &ref, m->cpu_switches[i].v[k].start);
+            put_time(f, &ref, m->cpu_switches[i].v[k].end);
+            tfile_u16(f, m->cpu_switches[i].v[k].thread);
+        }
+    }
+    tfile_u64(f, m->tid_to_pid.n);
+    uint64_t tid, pid;
+    for (size_t it = 0; hmap_next(&m->tid_to_pid, &it, &tid, &pid);) {
+        tfile_u64(f, tid);
+        tfile_u64(f, pid);
+    }
+    tfile_u64(f, m->cpu_stats.n);
+    for (size_t i = 0; i < m->cpu_stats.n; i++) {
+        tfile_u64(f, m->cpu_stats_threads.v[i]);
+        tfile_i64(f, m->cpu_stats.v[i].running_time);
+        tfile_u32(f, m->cpu_stats.v[i].regions);
+        tfile_u32(f, m->cpu_stats.v[i].migrations);
+    }
+}
+
+static void write_hw_samples(const model_t *m, tfile_t *f)
+{
+    tfile_u64(f, m->hw.n);
+    for (size_t i = 0; i < m->hw.n; i++) {
+        const hw_samples_t *h = &m->hw.v[i];
+        tfile_u64(f, h->ip);
+        for (int k = 0; k < 6; k++) {
+            int64_t ref = 0;
+            tfile_u64(f, h->v[k].n);
+            for (size_t j = 0; j < h->v[k].n; j++) put_time(f, &ref, h->v[k].v[j]);
+        }
+    }
 }
 
 static void write_symbols(const model_t *m, tfile_t *f)
@@ -503,7 +730,7 @@ static void write_symbols(const model_t *m, tfile_t *f)
         tfile_u64(f, k);
         tfile_u64(f, v);
     }
-    tfile_u64(f, 0);   /* hardware samples */
+    write_hw_samples(m, f);
 }
 
 static void write_source_files(const model_t *m, tfile_t *f)
@@ -521,8 +748,10 @@ static void write_source_files(const model_t *m, tfile_t *f)
 
 void writer_write_trace(const model_t *m, tfile_t *f)
 {
+    /* the model must have been finished (model_finish): lists sorted */
     write_capture_info(m, f);
-    write_topology_and_crash(m, f);
+    write_topology(m, f);
+    write_crash(m, f);
     write_frames(m, f);
     write_sections(m, f);
     write_strings(m, f);
