@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "disasm.h"
 
 enum { OPT_CONNECT_TIMEOUT = 256, OPT_END_TIMEOUT };
 
@@ -123,7 +124,9 @@ int cli_parse(options_t *o, int argc, char **argv)
             break;
         case 'q': o->quiet = true; break;
         case 'h': print_help(stdout); return EXIT_OK;
-        case 'V': printf("tracy-capture %s (Tracy protocol 82, file format 0.14.0)\n", TC_VERSION); return EXIT_OK;
+        case 'V':
+            printf("tracy-capture %s (Tracy protocol 82, file format 0.14.0; %s)\n", TC_VERSION, disasm_engine());
+            return EXIT_OK;
         case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }

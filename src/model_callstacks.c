@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 
+#include "disasm.h"
 #include "proto.h"
 
 /* Files whose frame is dropped when it is the innermost of several inline
@@ -256,10 +257,15 @@ void model_callstack_frame_size(model_t *m, uint64_t ptr, uint8_t size)
     uint64_t *v = hmap_get(&m->frame_map, pack_pointer(ptr));
     /* Only an answer to a question still open counts; a duplicate or an
      * answer to no question (a replayed stream has those) is walked over. */
-    m->staging_active = v && *v == FRAME_ASKED;
+    /* An answer to a question still open settles it. An answer nobody here
+     * asked for (a replayed stream, or upstream's own disassembly queries)
+     * is kept all the same; a duplicate is walked over. */
+    if (!v) v = hmap_put(&m->frame_map, pack_pointer(ptr), FRAME_ANSWERING, NULL);
+    else if (*v == FRAME_ASKED) m->pending_frames--;
+    else v = NULL;
+    m->staging_active = v != NULL;
     if (!m->staging_active) return;
     *v = FRAME_ANSWERING;
-    m->pending_frames--;
     if (size == 0) return;
     free(m->staging_frame.frames);
     m->staging_frame = (cs_frame_data_t){ .id = pack_pointer(ptr), .size = size };
@@ -342,6 +348,11 @@ void model_symbol_information(model_t *m, uint32_t line, uint64_t sym_addr)
     if (m->pending_symbols.n == 0) m->symbols_pending.n = 0;
 }
 
+static void on_code_address(void *ctx, uint64_t addr)
+{
+    query_frame(ctx, addr);
+}
+
 void model_symbol_code(model_t *m, uint64_t ptr, const uint8_t *p, size_t n)
 {
     query_credit(m->queries);
@@ -353,6 +364,9 @@ void model_symbol_code(model_t *m, uint64_t ptr, const uint8_t *p, size_t n)
     bytes_put(&code, p, n);
     VEC_PUSH(m->symbol_code_addrs, ptr);
     VEC_PUSH(m->symbol_code, code);
+    /* Like upstream, ask how every instruction and every direct branch
+     * target resolves, so the source and assembly views have them. */
+    disasm_code(m->cpu_arch, p, n, ptr, on_code_address, m);
 }
 
 void model_symbol_code_unavailable(model_t *m)

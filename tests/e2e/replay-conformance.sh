@@ -1,13 +1,17 @@
 #!/bin/sh
-# replay-conformance.sh FIXTURE_DIR TRACY_CAPTURE TRACY_CSV REPLAY_TOOL
+# replay-conformance.sh FIXTURE_DIR TRACY_CAPTURE TRACY_CSV REPLAY_TOOL [--no-disasm]
 #
 # Replays a recorded Tracy 0.14 session (../shared/fixtures/NAME) into our
-# tracy-capture through the replay tool, then checks with our own reader
-# that the saved file gives exactly the fixture's tracy-csvexport output
-# (default, -u and, where the fixture has messages, -m). Exit 77 (skip)
-# when the fixture or python3 is not available.
+# tracy-capture through the replay tool, then checks:
+#  - with our own reader, that the saved file gives exactly the fixture's
+#    tracy-csvexport output (default, -e, -u, -m, -g);
+#  - that the reader's section-by-section summary of our file equals its
+#    summary of the fixture's upstream-written capture.tracy (every count:
+#    zones, locks, memory, GPU, call stacks, symbols, source files...);
+#  - that the queries we sent equal upstream's recorded ones, byte for byte.
+# Exit 77 (skip) when the fixture or python3 is not available.
 set -u
-fx=$1 capture=$2 reader=$3 replay=$4
+fx=$1 capture=$2 reader=$3 replay=$4 s2c_opt=${5:-}
 name=$(basename "$fx")
 if [ ! -f "$fx/client-to-server.bin" ]; then
     echo "SKIP: fixture $fx not found (../shared is absent)"
@@ -52,11 +56,24 @@ check() { # mode expected-file
     fi
 }
 check "" "$fx/capture.csv"
+check -e "$fx/self.csv"
+check -g "$fx/gpu.csv"
 if ! zstd -dcq "$fx/unwrap.csv.zst" > "$tmp/unwrap.csv"; then
     echo "FAIL: cannot decompress $fx/unwrap.csv.zst (is zstd installed?)"; exit 1
 fi
 check -u "$tmp/unwrap.csv"
 check -m "$fx/messages.csv"
+# Every section, counted, against upstream's own file of the session.
+"$reader" --summary "$fx/capture.tracy" | sort > "$tmp/theirs.sum"
+"$reader" --summary "$tmp/out.tracy" | sort > "$tmp/ours.sum"
+if cmp -s "$tmp/theirs.sum" "$tmp/ours.sum"; then
+    echo "ok: $name summary of every section matches upstream's file ($(wc -l < "$tmp/ours.sum") lines)"
+else
+    echo "FAIL: $name summary differs from upstream's file (< upstream, > ours):"
+    diff "$tmp/theirs.sum" "$tmp/ours.sum" | head -30
+    fail=1
+fi
+
 # The queries we sent, against upstream's recorded ones.
-python3 "$(dirname "$0")/compare-s2c.py" "$tmp/s2c.bin" "$fx/server-to-client.bin" || fail=1
+python3 "$(dirname "$0")/compare-s2c.py" $s2c_opt "$tmp/s2c.bin" "$fx/server-to-client.bin" || fail=1
 exit $fail
