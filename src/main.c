@@ -164,9 +164,11 @@ static int save_trace(capture_t *c, int rc)
         return EXIT_SAVE_FAILED;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (!c->opts->quiet)
+    if (!c->opts->quiet) {
         summary_saved(c, so.file_bytes, so.payload_bytes,
                       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+        summary_features(c);
+    }
     return rc;
 }
 

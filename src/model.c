@@ -570,6 +570,51 @@ void model_source_code_unavailable(model_t *m, uint32_t id)
     hmap_del(&m->source_queries, id);
 }
 
+/* ---- counts ------------------------------------------------------------------ */
+
+void model_count(const model_t *m, model_counts_t *c)
+{
+    *c = (model_counts_t){0};
+    c->threads = m->nthreads;
+    for (size_t i = 0; i < m->nthreads; i++) {
+        const thread_t *t = m->threads[i];
+        c->fibers += t->is_fiber;
+        c->samples += t->samples.n;
+        c->context_switch_samples += t->ctx_switch_samples.n;
+    }
+    c->zones = m->zone_count;
+    c->zone_extras = m->zone_extras.n - 1;
+    c->source_locations = m->srclocs.n + m->srcloc_payloads.n;
+    c->strings = m->strings.n;
+    c->frame_sets = m->frame_disc.order.n;
+    for (size_t i = 0; i < m->frame_disc.order.n; i++) c->frames += m->framesets[m->frame_disc.order.v[i]]->frames.n;
+    c->frame_images = m->images.n;
+    c->messages = m->messages.n;
+    c->app_info = m->app_info.n;
+    c->params = m->params;
+    c->plots = m->plot_disc.order.n;
+    for (size_t i = 0; i < m->plot_disc.order.n; i++) c->plot_points += m->plots[m->plot_disc.order.v[i]]->points.n;
+    c->locks = m->locks.n;
+    for (size_t i = 0; i < m->locks.n; i++) c->lock_events += m->locks.v[i].events.n;
+    c->memory_pools = m->pools.n ? m->pools.n : 1;
+    for (size_t i = 0; i < m->pools.n; i++) c->memory_events += m->pools.v[i].events.n;
+    c->gpu_contexts = m->gpu_order.n;
+    for (size_t i = 0; i < m->gpu_order.n; i++) c->gpu_zones += m->gpu_order.v[i]->zones.n;
+    c->callstacks = m->callstacks.n - 1;
+    c->callstack_frames = m->frame_data.n;
+    c->symbols = m->symbols.n;
+    c->symbol_code = m->symbol_code.n;
+    for (size_t i = 0; i < m->symbol_code.n; i++) c->symbol_code_bytes += m->symbol_code.v[i].n;
+    c->source_files = m->source_data.n;
+    for (size_t i = 0; i < m->source_data.n; i++) c->source_file_bytes += m->source_data.v[i].n;
+    for (size_t i = 0; i < m->switches.n; i++) c->context_switches += m->switches.v[i].v.n;
+    for (int i = 0; i < 256; i++) c->cpu_context_switches += m->cpu_switches[i].n;
+    for (size_t i = 0; i < m->hw.n; i++)
+        for (int k = 0; k < 6; k++) c->hw_samples += m->hw.v[i].v[k].n;
+    for (size_t i = 0; i < m->sections.n; i++) c->sections += m->sections.v[i].items.n;
+    c->crashes = m->has_crash;
+}
+
 /* ---- end of session ------------------------------------------------------ */
 
 static int cmp_point(const void *a, const void *b)

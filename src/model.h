@@ -482,6 +482,23 @@ typedef struct model {
 void model_init(model_t *m, queryq_t *queries);
 void model_free(model_t *m);
 
+/* What a capture holds, per feature (for the summary and tests). */
+typedef struct {
+    uint64_t threads, zones, zone_extras, source_locations, strings;
+    uint64_t frame_sets, frames, frame_images;
+    uint64_t messages, app_info, params;
+    uint64_t plots, plot_points;
+    uint64_t locks, lock_events;
+    uint64_t memory_pools, memory_events;
+    uint64_t gpu_contexts, gpu_zones;
+    uint64_t callstacks, callstack_frames, symbols, symbol_code, symbol_code_bytes;
+    uint64_t source_files, source_file_bytes;
+    uint64_t samples, context_switch_samples, context_switches, cpu_context_switches, hw_samples;
+    uint64_t fibers, sections, crashes;
+} model_counts_t;
+
+void model_count(const model_t *m, model_counts_t *c);
+
 /* Prepare for saving: sort what the file needs sorted (plot points,
  * samples, hardware samples), as upstream does before writing. */
 void model_finish(model_t *m);

@@ -204,6 +204,34 @@ void summary_saved(capture_t *c, uint64_t file_bytes, uint64_t payload_bytes, do
     fflush(stdout);
 }
 
+/* One line per feature: what the capture holds. */
+void summary_features(capture_t *c)
+{
+    model_counts_t k;
+    model_count(&c->session.model, &k);
+    const struct { const char *name; uint64_t n; } rows[] = {
+        { "threads", k.threads }, { "zones", k.zones }, { "zone extras", k.zone_extras },
+        { "source locations", k.source_locations }, { "frame sets", k.frame_sets }, { "frames", k.frames },
+        { "frame images", k.frame_images }, { "messages", k.messages }, { "app info", k.app_info },
+        { "parameters (not saved)", k.params }, { "plots", k.plots }, { "plot points", k.plot_points },
+        { "locks", k.locks }, { "lock events", k.lock_events }, { "memory pools", k.memory_pools },
+        { "memory events", k.memory_events }, { "GPU contexts", k.gpu_contexts }, { "GPU zones", k.gpu_zones },
+        { "call stacks", k.callstacks }, { "call stack frames", k.callstack_frames }, { "symbols", k.symbols },
+        { "symbol code", k.symbol_code }, { "symbol code bytes", k.symbol_code_bytes },
+        { "source files", k.source_files }, { "source file bytes", k.source_file_bytes },
+        { "samples", k.samples }, { "context switch samples", k.context_switch_samples },
+        { "context switches", k.context_switches }, { "CPU context switches", k.cpu_context_switches },
+        { "hardware samples", k.hw_samples }, { "fibers", k.fibers }, { "sections", k.sections },
+        { "crashes", k.crashes }, { "strings", k.strings },
+    };
+    printf("Captured:\n");
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char n[32];
+        printf("  %-24s %12s\n", rows[i].name, fmt_count(n, sizeof n, rows[i].n));
+    }
+    fflush(stdout);
+}
+
 void summary_save_failed(capture_t *c)
 {
     (void)c;

@@ -26,6 +26,7 @@ void summary_capture(struct capture *c);
 void summary_saving(struct capture *c);
 void summary_saved(struct capture *c, uint64_t file_bytes, uint64_t payload_bytes, double seconds);
 void summary_save_failed(struct capture *c);
+void summary_features(struct capture *c);
 
 /* Human-readable quantities into buf (returns buf). */
 const char *fmt_time(char *buf, size_t len, int64_t ns);

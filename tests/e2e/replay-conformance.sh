@@ -74,6 +74,11 @@ else
     fail=1
 fi
 
+# The feature counts upstream's loader reported for the session.
+if [ -f "$fx/inspect.txt" ]; then
+    python3 "$(dirname "$0")/check-inspect.py" "$fx/inspect.txt" "$tmp/ours.sum" || fail=1
+fi
+
 # The queries we sent, against upstream's recorded ones.
 python3 "$(dirname "$0")/compare-s2c.py" $s2c_opt "$tmp/s2c.bin" "$fx/server-to-client.bin" || fail=1
 exit $fail
