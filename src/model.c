@@ -23,6 +23,8 @@ void model_init(model_t *m, queryq_t *queries)
     VEC_PUSH(m->callstacks, nocs);
     rhorder_init(&m->srcloc_counts);
     rhorder_init(&m->gpu_srcloc_counts);
+    m->zone_counts = xcalloc(65536, sizeof *m->zone_counts);
+    m->gpu_zone_counts = xcalloc(65536, sizeof *m->gpu_zone_counts);
 }
 
 static void free_threads(model_t *m)
@@ -138,6 +140,8 @@ void model_free(model_t *m)
     VEC_FREE(m->topology);
     rhorder_free(&m->srcloc_counts);
     rhorder_free(&m->gpu_srcloc_counts);
+    free(m->zone_counts);
+    free(m->gpu_zone_counts);
     strtab_free(&m->strings);
     free(m->capture_name);
     free(m->capture_program);

@@ -351,8 +351,12 @@ typedef struct model {
     hmap_t srcloc_shrink;             /* client address -> id */
     VEC(srcloc_payload_t) srcloc_payloads;
     hmap_t srcloc_payload_map;        /* content hash -> payload index (chained by probing) */
-    rhorder srcloc_counts;            /* id -> CPU zone count, upstream's map order */
+    rhorder srcloc_counts;            /* ids with zones counted, in upstream's map order */
     rhorder gpu_srcloc_counts;
+    uint64_t *zone_counts;            /* CPU zones per id, indexed by (uint16_t)id */
+    uint64_t *gpu_zone_counts;        /* GPU zones per id, likewise */
+    uint64_t last_srcloc_ptr;         /* the last static location a zone used... */
+    int16_t last_srcloc_id;           /* ...and its id (0 = none yet) */
     VEC(uint64_t) srcloc_fifo;        /* SourceLocation queries awaiting answers */
     size_t srcloc_fifo_head;
     int16_t pending_payload_srcloc;   /* staged SourceLocationPayload id, 0 = none */

@@ -343,9 +343,9 @@ void model_gpu_time(model_t *m, int64_t gpu_ticks, uint16_t query_id, uint8_t co
         c->count++;
     } else {
         z->gpu_end = t;
-        bool fresh = rhorder_find(&m->gpu_srcloc_counts, (uint64_t)(int64_t)z->srcloc) == NULL;
-        if (fresh) rhorder_insert(&m->gpu_srcloc_counts, (uint64_t)(int64_t)z->srcloc, 0);
-        (*rhorder_find(&m->gpu_srcloc_counts, (uint64_t)(int64_t)z->srcloc))++;
+        /* upstream registers a GPU location when its first zone ends on the GPU */
+        if (m->gpu_zone_counts[(uint16_t)z->srcloc]++ == 0)
+            rhorder_insert(&m->gpu_srcloc_counts, (uint64_t)(int64_t)z->srcloc, 0);
     }
     model_raise_time(m, t);
 }

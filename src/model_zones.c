@@ -141,9 +141,14 @@ static void attach_callstack(model_t *m)
 
 void model_zone_begin(model_t *m, int64_t ticks, uint64_t srcloc, bool callstack)
 {
-    model_check_source_location(m, srcloc);
+    /* Zones mostly repeat the last location: skip both look-ups then. */
+    if (srcloc != m->last_srcloc_ptr || m->last_srcloc_id == 0) {
+        model_check_source_location(m, srcloc);
+        m->last_srcloc_id = model_shrink_srcloc(m, srcloc);
+        m->last_srcloc_ptr = srcloc;
+    }
     const int64_t start = model_time(m, ticks);
-    new_zone(m, start, model_shrink_srcloc(m, srcloc));
+    new_zone(m, start, m->last_srcloc_id);
     model_raise_time(m, start);
     if (callstack) attach_callstack(m);
 }
@@ -176,8 +181,7 @@ void model_zone_end(model_t *m, int64_t ticks)
     const int64_t end = model_time(m, ticks);
     if (end < z.start) model_failure(m, "zone on thread %" PRIu64 " ends before it starts", t->id);
     zlog_end(t, end, z.nchild, z.extra);
-    uint64_t *count = rhorder_find(&m->srcloc_counts, (uint64_t)(int64_t)z.srcloc);
-    if (count) (*count)++;
+    m->zone_counts[(uint16_t)z.srcloc]++;
     model_raise_time(m, end);
 }
 

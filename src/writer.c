@@ -220,15 +220,16 @@ static void write_srcloc_base(tfile_t *f, uint64_t name, uint8_t nflag, uint64_t
     tfile_u32(f, color);
 }
 
-static void write_count_map(const rhorder *map, tfile_t *f)
+/* Source-location ids with their zone counts, in upstream's map order. */
+static void write_count_map(const rhorder *map, const uint64_t *counts, tfile_t *f)
 {
     uint64_t key, val, n = 0;
     for (size_t i = 0; i < rhorder_slots(map); i++) n += rhorder_slot(map, i, &key, &val);
     tfile_u64(f, n);
     for (size_t i = 0; i < rhorder_slots(map); i++) {
         if (!rhorder_slot(map, i, &key, &val)) continue;
-        tfile_u16(f, (uint16_t)(int16_t)(int64_t)key);
-        tfile_u64(f, val);
+        tfile_u16(f, (uint16_t)key);
+        tfile_u64(f, counts[(uint16_t)key]);
     }
 }
 
@@ -254,8 +255,8 @@ static void write_source_locations(const model_t *m, tfile_t *f)
         write_srcloc_base(f, s->name >= 0 ? (uint64_t)s->name : 0, s->name >= 0 ? REF_IDX : REF_NONE,
                           s->function, REF_IDX, s->file, REF_IDX, s->line, s->color);
     }
-    write_count_map(&m->srcloc_counts, f);
-    write_count_map(&m->gpu_srcloc_counts, f);
+    write_count_map(&m->srcloc_counts, m->zone_counts, f);
+    write_count_map(&m->gpu_srcloc_counts, m->gpu_zone_counts, f);
 }
 
 static void write_locks(const model_t *m, tfile_t *f)

@@ -25,6 +25,9 @@ enum tc_scenario {
     TC_SCEN_DROP,
     TC_SCEN_OPEN_ZONES,
     TC_SCEN_NO_ANSWER,
+    TC_SCEN_EVERYTHING,
+    TC_SCEN_CRASH,
+    TC_SCEN_ON_DEMAND,
 };
 
 enum tc_garbage_kind { TC_GARBAGE_LENGTH, TC_GARBAGE_LZ4, TC_GARBAGE_EVENT };
@@ -43,6 +46,24 @@ struct tc_options {
     const char *manifest_path;
     const char *record_path;
     bool quiet;
+};
+
+/* What the WelcomeMessage announces beyond the fixed values (§2.3,
+ * §2.4); set per scenario before the session starts. */
+struct tc_welcome_cfg {
+    uint8_t flags;           /* TC_WELCOME_* bits */
+    uint64_t exectime;       /* 0 = unknown (no source-file requests) */
+    int64_t sampling_period; /* ns, 0 = no sampling */
+    uint64_t ondemand_frames; /* OnDemandPayload.frames */
+    int64_t ondemand_time;   /* OnDemandPayload.currentTime (ticks) */
+};
+
+/* A DataTransfer blob being assembled from DataTransferPart queries, and
+ * the image name of a preceding blob (§4.5). */
+struct tc_transfer {
+    char *data;
+    size_t len, cap;
+    char *image;
 };
 
 /* One 13-byte server query packet (§4.1). */
@@ -83,6 +104,8 @@ struct tc_evstate {
     uint32_t thread;
     int64_t ref_thread;
     int64_t ref_serial;
+    int64_t ref_ctx;        /* context switches, wakeups, samples */
+    int64_t ref_gpu;        /* GpuTime, shared by all GPU contexts */
     uint32_t next_zone_id;  /* ZoneValidation ids */
     uint64_t next_payload;  /* fake buffer addresses of payload events */
     uint64_t sent[256];     /* events sent, per type byte */
@@ -107,10 +130,24 @@ struct tc_srcloc_entry {
 };
 
 struct tc_thread_entry {
-    uint32_t tid;
+    uint64_t tid;           /* OS thread id, or (1 << 32) | n for a fiber */
     char *name;
+    char *process;          /* ExternalName answer; NULL: this program */
+    uint32_t pid;           /* TidToPid answer; 0: this program */
+    int32_t group_hint;     /* sent after the ThreadName answer if != 0 */
+    bool external;          /* another process's thread (no thread record) */
     bool used;              /* carried events the server attributes to it */
 };
+
+/* One entry of the inline chain of a code address (innermost first). */
+struct tc_inline_entry {
+    char *function, *file;
+    uint32_t line;
+    uint64_t sym_addr;
+    uint32_t sym_len;
+};
+
+#define TC_MAX_INLINE 2
 
 struct tc_frame_entry {      /* an invented code address of a call stack */
     uint64_t addr;
@@ -118,6 +155,15 @@ struct tc_frame_entry {      /* an invented code address of a call stack */
     uint32_t line;
     uint64_t sym_addr;
     uint32_t sym_len;
+    int n_inline;            /* inlined callees reported before the function */
+    struct tc_inline_entry inl[TC_MAX_INLINE];
+};
+
+struct tc_symbol_entry {     /* an invented function: Symbol / SymbolCode */
+    uint64_t addr;           /* bit 63 set: a kernel symbol */
+    uint32_t len;
+    char *name, *file, *image;
+    uint32_t line;
 };
 
 struct tc_named_counter {    /* plots, frame sets, locks, memory pools */
@@ -145,6 +191,10 @@ struct tc_names {
     size_t n_threads, cap_threads;
     struct tc_frame_entry *frames;
     size_t n_frames, cap_frames;
+    struct tc_symbol_entry *symbols;
+    size_t n_symbols, cap_symbols;
+    char **sources;          /* source files the client can send */
+    size_t n_sources, cap_sources;
     uint64_t unknown_ptr;    /* address of the "???" string */
 };
 
@@ -154,6 +204,28 @@ enum tc_counter_kind {
     TC_CNT_FRAMESET_DISCONT,
     TC_CNT_LOCK,
     TC_CNT_MEMPOOL,
+    TC_CNT_GPU_CONTEXT,      /* key context id; count zones, count2 type */
+    TC_CNT_SAMPLES,          /* key thread id; count samples */
+    TC_CNT_CTX_SWITCH,       /* key thread id; count records */
+    TC_CNT_SECTION,          /* key category; count items */
+    TC_CNT_KINDS,
+};
+
+/* One GPU zone as csvexport -g shows it (server ns). */
+struct tc_gpu_zone_rec {
+    int64_t start_ns, duration_ns;
+    const char *name;        /* borrowed from the source-location table */
+};
+
+/* Counts of the event families beyond CPU zones, for the manifest. */
+struct tc_facts {
+    uint64_t gpu_zones, samples, ctx_switch_samples, context_switches, cpu_slices;
+    uint64_t wakeups, cpu_topology, tid_to_pid, external_names, hw_samples;
+    uint64_t sys_time, power_reports, fibers, fiber_zones, sections, sections_open;
+    uint64_t frame_images, mem_discards, lock_marks, alloc_callstack_frames;
+    uint64_t symbols_answered, symbol_code_answered, symbol_code_bytes;
+    uint64_t source_files_answered, source_file_bytes, source_files_missing;
+    uint64_t params, crash, group_hints, vsync_frames;
 };
 
 struct tc_manifest {
@@ -164,7 +236,13 @@ struct tc_manifest {
     char **appinfo;
     size_t n_appinfo, cap_appinfo;
     uint64_t default_frames;
-    uint64_t callstacks;
+    uint64_t *callstacks;    /* content hashes of the distinct call stacks */
+    size_t n_callstacks, cap_callstacks;
+    uint64_t *alloc_frames;  /* content hashes of distinct allocated frames */
+    size_t n_alloc_frames, cap_alloc_frames;
+    struct tc_gpu_zone_rec *gpu_zones;
+    size_t n_gpu_zones, cap_gpu_zones;
+    struct tc_facts facts;
     int64_t last_ns;
     const char *end_reason;
     const char *note;
@@ -172,6 +250,7 @@ struct tc_manifest {
 
 struct tc_client {
     struct tc_options opt;
+    struct tc_welcome_cfg welcome;
     int listen_fd;
     int bound_port;
     int64_t start_ns;        /* monotonic time at program start */
@@ -184,6 +263,7 @@ struct tc_client {
     bool terminate_sent;
     bool in_answer;          /* guard against re-entrant query handling */
     struct tc_wire wire;
+    struct tc_transfer xfer;
     struct tc_evstate ev;
     struct tc_names names;
     struct tc_manifest man;

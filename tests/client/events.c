@@ -8,58 +8,12 @@
 
 #include <string.h>
 
+#include "evbuf.h"
+#include "manifest.h"
 #include "wire.h"
 
-/* A fixed-size event under construction. */
-struct evb {
-    uint8_t b[40];
-    size_t n;
-};
-
-static void b_u8(struct evb *e, uint8_t v) { e->b[e->n++] = v; }
-
-static void b_le(struct evb *e, uint64_t v, int bytes)
-{
-    for (int i = 0; i < bytes; i++)
-        e->b[e->n++] = (uint8_t)(v >> (8 * i));
-}
-
-static void b_u16(struct evb *e, uint16_t v) { b_le(e, v, 2); }
-static void b_u32(struct evb *e, uint32_t v) { b_le(e, v, 4); }
-static void b_u64(struct evb *e, uint64_t v) { b_le(e, v, 8); }
-static void b_i64(struct evb *e, int64_t v) { b_le(e, (uint64_t)v, 8); }
-
-static void b_f32(struct evb *e, float v)
-{
-    uint32_t u;
-    memcpy(&u, &v, sizeof(u));
-    b_u32(e, u);
-}
-
-static void b_f64(struct evb *e, double v)
-{
-    uint64_t u;
-    memcpy(&u, &v, sizeof(u));
-    b_u64(e, u);
-}
-
-static void b_bgr(struct evb *e, uint32_t rgb)
-{
-    b_u8(e, (uint8_t)(rgb & 0xFF));
-    b_u8(e, (uint8_t)((rgb >> 8) & 0xFF));
-    b_u8(e, (uint8_t)((rgb >> 16) & 0xFF));
-}
-
-static struct evb evb_start(uint8_t type)
-{
-    struct evb e = { .n = 0 };
-    b_u8(&e, type);
-    return e;
-}
-
-/* Append a fixed event followed by an optional trailer, as one unit. */
-static void emit_with_trailer(struct tc_client *c, const struct evb *e, const void *trailer,
-                              size_t trailer_len)
+void evb_emit_trailer(struct tc_client *c, const struct evb *e, const void *trailer,
+                      size_t trailer_len)
 {
     wire_reserve(c, e->n + trailer_len);
     wire_put(c, e->b, e->n);
@@ -68,9 +22,9 @@ static void emit_with_trailer(struct tc_client *c, const struct evb *e, const vo
     c->ev.sent[e->b[0]]++;
 }
 
-static void emit(struct tc_client *c, const struct evb *e)
+void evb_emit(struct tc_client *c, const struct evb *e)
 {
-    emit_with_trailer(c, e, NULL, 0);
+    evb_emit_trailer(c, e, NULL, 0);
 }
 
 void ev_reset(struct tc_client *c)
@@ -79,6 +33,8 @@ void ev_reset(struct tc_client *c)
     c->ev.thread = 0;
     c->ev.ref_thread = 0;
     c->ev.ref_serial = 0;
+    c->ev.ref_ctx = 0;
+    c->ev.ref_gpu = 0;
 }
 
 void ev_raw(struct tc_client *c, const void *bytes, size_t len)
@@ -90,7 +46,7 @@ void ev_raw(struct tc_client *c, const void *bytes, size_t len)
 void ev_keep_alive(struct tc_client *c)
 {
     struct evb e = evb_start(TC_EV_KEEP_ALIVE);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 /* ---------------------------------------------------------------- strings */
@@ -103,7 +59,7 @@ static size_t clamp_len(const char *text, size_t max)
 
 /* SingleStringData8 / SingleStringData (or the Second* pair): the 8-bit form
  * for up to 255 bytes, else the 16-bit form carrying len - 256. */
-static void emit_staged_string(struct tc_client *c, bool second, const char *text)
+void evb_staged_string(struct tc_client *c, bool second, const char *text)
 {
     size_t len = clamp_len(text, 65535);
     struct evb e;
@@ -114,7 +70,7 @@ static void emit_staged_string(struct tc_client *c, bool second, const char *tex
         e = evb_start(second ? TC_EV_SECOND_STRING_DATA : TC_EV_SINGLE_STRING_DATA);
         b_u16(&e, (uint16_t)(len - TC_OFFSET_8BIT));
     }
-    emit_with_trailer(c, &e, text, len);
+    evb_emit_trailer(c, &e, text, len);
 }
 
 void ev_string_transfer(struct tc_client *c, uint8_t type, uint64_t ptr, const char *text)
@@ -123,7 +79,7 @@ void ev_string_transfer(struct tc_client *c, uint8_t type, uint64_t ptr, const c
     struct evb e = evb_start(type);
     b_u64(&e, ptr);
     b_u16(&e, (uint16_t)len);
-    emit_with_trailer(c, &e, text, len);
+    evb_emit_trailer(c, &e, text, len);
 }
 
 /* ------------------------------------------------------- thread context */
@@ -134,30 +90,28 @@ void ev_thread_context(struct tc_client *c, uint32_t tid)
         return;
     struct evb e = evb_start(TC_EV_THREAD_CONTEXT);
     b_u32(&e, tid);
-    emit(c, &e);
+    evb_emit(c, &e);
     c->ev.have_thread = true;
     c->ev.thread = tid;
     c->ev.ref_thread = 0;
 }
 
-static int64_t thread_delta(struct tc_client *c, int64_t t)
+static int64_t advance(int64_t *ref, int64_t t)
 {
-    int64_t d = t - c->ev.ref_thread;
-    c->ev.ref_thread = t;
+    int64_t d = t - *ref;
+    *ref = t;
     return d;
 }
 
-static int64_t serial_delta(struct tc_client *c, int64_t t)
-{
-    int64_t d = t - c->ev.ref_serial;
-    c->ev.ref_serial = t;
-    return d;
-}
+int64_t evb_thread_delta(struct tc_client *c, int64_t t) { return advance(&c->ev.ref_thread, t); }
+int64_t evb_serial_delta(struct tc_client *c, int64_t t) { return advance(&c->ev.ref_serial, t); }
+int64_t evb_ctx_delta(struct tc_client *c, int64_t t) { return advance(&c->ev.ref_ctx, t); }
+int64_t evb_gpu_delta(struct tc_client *c, int64_t t) { return advance(&c->ev.ref_gpu, t); }
 
 /* Pick the 16/32/64-bit form of a ZoneBegin / ZoneEnd family (type64 is
  * the 64-bit member, +1 the 32-bit one, +2 the 16-bit one) and write the
  * time field; §6.3. */
-static struct evb compact_time_event(uint8_t type64, int64_t d)
+struct evb evb_compact_time(uint8_t type64, int64_t d)
 {
     struct evb e;
     if (d >= 0 && d < TC_OFFSET_16BIT) {
@@ -175,7 +129,17 @@ static struct evb compact_time_event(uint8_t type64, int64_t d)
 
 /* ------------------------------------------------------------ callstacks */
 
-static void emit_callstack_payload(struct tc_client *c, const uint64_t *frames, size_t n)
+/* FNV-1a over the frame addresses: identity of a call stack's content. */
+static uint64_t frames_hash(const uint64_t *frames, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 8; k++)
+            h = (h ^ ((frames[i] >> (8 * k)) & 0xFF)) * 1099511628211ull;
+    return h;
+}
+
+void evb_callstack_payload(struct tc_client *c, const uint64_t *frames, size_t n)
 {
     uint8_t data[8 * 64];
     if (n > 64)
@@ -186,32 +150,31 @@ static void emit_callstack_payload(struct tc_client *c, const uint64_t *frames, 
     struct evb e = evb_start(TC_EV_CALLSTACK_PAYLOAD);
     b_u64(&e, 0x7e0000000000ull + 0x100 * c->ev.next_payload++);
     b_u16(&e, (uint16_t)(8 * n));
-    emit_with_trailer(c, &e, data, 8 * n);
+    evb_emit_trailer(c, &e, data, 8 * n);
+    manifest_callstack(c, frames_hash(frames, n));
 }
 
-/* CallstackPayload + Callstack: stage a call stack for the current thread. */
-static void emit_thread_callstack(struct tc_client *c, const uint64_t *frames, size_t n)
+void evb_thread_callstack(struct tc_client *c, const uint64_t *frames, size_t n)
 {
-    emit_callstack_payload(c, frames, n);
+    evb_callstack_payload(c, frames, n);
     struct evb e = evb_start(TC_EV_CALLSTACK);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
-/* CallstackPayload + CallstackSerial: stage a call stack for a serial event. */
-static void emit_serial_callstack(struct tc_client *c, const uint64_t *frames, size_t n)
+void evb_serial_callstack(struct tc_client *c, const uint64_t *frames, size_t n)
 {
-    emit_callstack_payload(c, frames, n);
+    evb_callstack_payload(c, frames, n);
     struct evb e = evb_start(TC_EV_CALLSTACK_SERIAL);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 /* ------------------------------------------------------------------ zones */
 
 static void emit_zone_begin_form(struct tc_client *c, uint8_t type64, int64_t t, uint64_t srcloc)
 {
-    struct evb e = compact_time_event(type64, thread_delta(c, t));
+    struct evb e = evb_compact_time(type64, evb_thread_delta(c, t));
     b_u64(&e, srcloc);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 void ev_zone_begin(struct tc_client *c, uint32_t tid, int64_t t, uint64_t srcloc)
@@ -224,7 +187,7 @@ void ev_zone_begin_callstack(struct tc_client *c, uint32_t tid, int64_t t, uint6
                              const uint64_t *frames, size_t n_frames)
 {
     ev_thread_context(c, tid);
-    emit_thread_callstack(c, frames, n_frames);
+    evb_thread_callstack(c, frames, n_frames);
     emit_zone_begin_form(c, TC_EV_ZONE_BEGIN_CALLSTACK, t, srcloc);
 }
 
@@ -248,30 +211,35 @@ static size_t build_srcloc_payload(uint8_t *out, size_t cap, const struct tc_src
     return p + nm;
 }
 
+void evb_srcloc_payload(struct tc_client *c, const struct tc_srcloc_entry *loc)
+{
+    uint8_t payload[1024];
+    size_t len = build_srcloc_payload(payload, sizeof(payload), loc);
+    struct evb p = evb_start(TC_EV_SOURCE_LOCATION_PAYLOAD);
+    b_u64(&p, 0x7d0000000000ull + 0x100 * c->ev.next_payload++);
+    b_u16(&p, (uint16_t)len);
+    evb_emit_trailer(c, &p, payload, len);
+}
+
 void ev_zone_begin_alloc(struct tc_client *c, uint32_t tid, int64_t t,
                          const struct tc_srcloc_entry *loc, const uint64_t *frames,
                          size_t n_frames)
 {
-    uint8_t payload[1024];
-    size_t len = build_srcloc_payload(payload, sizeof(payload), loc);
     ev_thread_context(c, tid);
     if (n_frames > 0)
-        emit_thread_callstack(c, frames, n_frames);
-    struct evb p = evb_start(TC_EV_SOURCE_LOCATION_PAYLOAD);
-    b_u64(&p, 0x7d0000000000ull + 0x100 * c->ev.next_payload++);
-    b_u16(&p, (uint16_t)len);
-    emit_with_trailer(c, &p, payload, len);
+        evb_thread_callstack(c, frames, n_frames);
+    evb_srcloc_payload(c, loc);
     struct evb e = evb_start(n_frames > 0 ? TC_EV_ZONE_BEGIN_ALLOC_SRCLOC_CALLSTACK
                                           : TC_EV_ZONE_BEGIN_ALLOC_SRCLOC);
-    b_i64(&e, thread_delta(c, t));
-    emit(c, &e);
+    b_i64(&e, evb_thread_delta(c, t));
+    evb_emit(c, &e);
 }
 
 void ev_zone_end(struct tc_client *c, uint32_t tid, int64_t t)
 {
     ev_thread_context(c, tid);
-    struct evb e = compact_time_event(TC_EV_ZONE_END, thread_delta(c, t));
-    emit(c, &e);
+    struct evb e = evb_compact_time(TC_EV_ZONE_END, evb_thread_delta(c, t));
+    evb_emit(c, &e);
 }
 
 void ev_zone_validation(struct tc_client *c, uint32_t tid, uint32_t id)
@@ -279,15 +247,15 @@ void ev_zone_validation(struct tc_client *c, uint32_t tid, uint32_t id)
     ev_thread_context(c, tid);
     struct evb e = evb_start(TC_EV_ZONE_VALIDATION);
     b_u32(&e, id);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 static void emit_zone_string(struct tc_client *c, uint32_t tid, uint8_t type, const char *text)
 {
     ev_thread_context(c, tid);
-    emit_staged_string(c, false, text);
+    evb_staged_string(c, false, text);
     struct evb e = evb_start(type);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 void ev_zone_text(struct tc_client *c, uint32_t tid, const char *text)
@@ -305,7 +273,7 @@ void ev_zone_color(struct tc_client *c, uint32_t tid, uint32_t rgb)
     ev_thread_context(c, tid);
     struct evb e = evb_start(TC_EV_ZONE_COLOR);
     b_bgr(&e, rgb);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 void ev_zone_value(struct tc_client *c, uint32_t tid, uint64_t value)
@@ -313,7 +281,7 @@ void ev_zone_value(struct tc_client *c, uint32_t tid, uint64_t value)
     ev_thread_context(c, tid);
     struct evb e = evb_start(TC_EV_ZONE_VALUE);
     b_u64(&e, value);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 /* --------------------------------------------------------------- messages */
@@ -323,12 +291,12 @@ void ev_message(struct tc_client *c, uint32_t tid, int64_t t, const char *text, 
 {
     ev_thread_context(c, tid);
     if (n_frames > 0)
-        emit_thread_callstack(c, frames, n_frames);
-    emit_staged_string(c, false, text);
+        evb_thread_callstack(c, frames, n_frames);
+    evb_staged_string(c, false, text);
     struct evb e = evb_start(n_frames > 0 ? TC_EV_MESSAGE_CALLSTACK : TC_EV_MESSAGE);
     b_i64(&e, t);
     b_u8(&e, meta);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 void ev_message_color(struct tc_client *c, uint32_t tid, int64_t t, const char *text,
@@ -336,13 +304,13 @@ void ev_message_color(struct tc_client *c, uint32_t tid, int64_t t, const char *
 {
     ev_thread_context(c, tid);
     if (n_frames > 0)
-        emit_thread_callstack(c, frames, n_frames);
-    emit_staged_string(c, false, text);
+        evb_thread_callstack(c, frames, n_frames);
+    evb_staged_string(c, false, text);
     struct evb e = evb_start(n_frames > 0 ? TC_EV_MESSAGE_COLOR_CALLSTACK : TC_EV_MESSAGE_COLOR);
     b_i64(&e, t);
     b_bgr(&e, rgb);
     b_u8(&e, meta);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 void ev_message_literal(struct tc_client *c, uint32_t tid, int64_t t, uint64_t text_ptr,
@@ -350,12 +318,12 @@ void ev_message_literal(struct tc_client *c, uint32_t tid, int64_t t, uint64_t t
 {
     ev_thread_context(c, tid);
     if (n_frames > 0)
-        emit_thread_callstack(c, frames, n_frames);
+        evb_thread_callstack(c, frames, n_frames);
     struct evb e = evb_start(n_frames > 0 ? TC_EV_MESSAGE_LITERAL_CALLSTACK
                                           : TC_EV_MESSAGE_LITERAL);
     b_i64(&e, t);
     b_u64(&e, (text_ptr << 8) | meta);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 void ev_message_literal_color(struct tc_client *c, uint32_t tid, int64_t t, uint64_t text_ptr,
@@ -364,21 +332,21 @@ void ev_message_literal_color(struct tc_client *c, uint32_t tid, int64_t t, uint
 {
     ev_thread_context(c, tid);
     if (n_frames > 0)
-        emit_thread_callstack(c, frames, n_frames);
+        evb_thread_callstack(c, frames, n_frames);
     struct evb e = evb_start(n_frames > 0 ? TC_EV_MESSAGE_LITERAL_COLOR_CALLSTACK
                                           : TC_EV_MESSAGE_LITERAL_COLOR);
     b_i64(&e, t);
     b_bgr(&e, rgb);
     b_u64(&e, (text_ptr << 8) | meta);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 void ev_app_info(struct tc_client *c, int64_t t, const char *text)
 {
-    emit_staged_string(c, false, text);
+    evb_staged_string(c, false, text);
     struct evb e = evb_start(TC_EV_MESSAGE_APP_INFO);
     b_i64(&e, t);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 /* ----------------------------------------------------------------- frames */
@@ -388,7 +356,7 @@ static void emit_frame_mark(struct tc_client *c, uint8_t type, int64_t t, uint64
     struct evb e = evb_start(type);
     b_i64(&e, t);
     b_u64(&e, name);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 void ev_frame_mark(struct tc_client *c, int64_t t, uint64_t name)
@@ -417,7 +385,7 @@ void ev_plot_config(struct tc_client *c, uint64_t name, uint8_t format, bool ste
     b_u8(&e, step);
     b_u8(&e, fill);
     b_u32(&e, color);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 static struct evb plot_head(struct tc_client *c, uint8_t type, uint32_t tid, uint64_t name,
@@ -426,7 +394,7 @@ static struct evb plot_head(struct tc_client *c, uint8_t type, uint32_t tid, uin
     ev_thread_context(c, tid);
     struct evb e = evb_start(type);
     b_u64(&e, name);
-    b_i64(&e, thread_delta(c, t));
+    b_i64(&e, evb_thread_delta(c, t));
     return e;
 }
 
@@ -434,21 +402,21 @@ void ev_plot_int(struct tc_client *c, uint32_t tid, uint64_t name, int64_t t, in
 {
     struct evb e = plot_head(c, TC_EV_PLOT_DATA_INT, tid, name, t);
     b_i64(&e, v);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 void ev_plot_float(struct tc_client *c, uint32_t tid, uint64_t name, int64_t t, float v)
 {
     struct evb e = plot_head(c, TC_EV_PLOT_DATA_FLOAT, tid, name, t);
     b_f32(&e, v);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 void ev_plot_double(struct tc_client *c, uint32_t tid, uint64_t name, int64_t t, double v)
 {
     struct evb e = plot_head(c, TC_EV_PLOT_DATA_DOUBLE, tid, name, t);
     b_f64(&e, v);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 /* ------------------------------------------------------------------ locks */
@@ -460,7 +428,7 @@ void ev_lock_announce(struct tc_client *c, uint32_t id, int64_t t, uint64_t srcl
     b_i64(&e, t);
     b_u64(&e, srcloc);
     b_u8(&e, type);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 void ev_lock_terminate(struct tc_client *c, uint32_t id, int64_t t)
@@ -468,15 +436,15 @@ void ev_lock_terminate(struct tc_client *c, uint32_t id, int64_t t)
     struct evb e = evb_start(TC_EV_LOCK_TERMINATE);
     b_u32(&e, id);
     b_i64(&e, t);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 void ev_lock_name(struct tc_client *c, uint32_t id, const char *name)
 {
-    emit_staged_string(c, false, name);
+    evb_staged_string(c, false, name);
     struct evb e = evb_start(TC_EV_LOCK_NAME);
     b_u32(&e, id);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 static void emit_lock_thread_event(struct tc_client *c, uint8_t type, uint32_t tid, uint32_t id,
@@ -485,8 +453,8 @@ static void emit_lock_thread_event(struct tc_client *c, uint8_t type, uint32_t t
     struct evb e = evb_start(type);
     b_u32(&e, tid);
     b_u32(&e, id);
-    b_i64(&e, serial_delta(c, t));
-    emit(c, &e);
+    b_i64(&e, evb_serial_delta(c, t));
+    evb_emit(c, &e);
 }
 
 void ev_lock_wait(struct tc_client *c, uint32_t tid, uint32_t id, int64_t t, bool shared)
@@ -505,10 +473,10 @@ void ev_lock_release(struct tc_client *c, uint32_t tid, uint32_t id, int64_t t, 
 {
     struct evb e = evb_start(shared ? TC_EV_LOCK_SHARED_RELEASE : TC_EV_LOCK_RELEASE);
     b_u32(&e, id);
-    b_i64(&e, serial_delta(c, t));
+    b_i64(&e, evb_serial_delta(c, t));
     if (shared)
         b_u32(&e, tid);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 /* ----------------------------------------------------------------- memory */
@@ -517,11 +485,11 @@ static void emit_mem_prefix(struct tc_client *c, uint64_t pool, const uint64_t *
                             size_t n_frames)
 {
     if (n_frames > 0)
-        emit_serial_callstack(c, frames, n_frames);
+        evb_serial_callstack(c, frames, n_frames);
     if (pool != 0) {
         struct evb e = evb_start(TC_EV_MEM_NAME_PAYLOAD);
         b_u64(&e, pool);
-        emit(c, &e);
+        evb_emit(c, &e);
     }
 }
 
@@ -536,11 +504,11 @@ void ev_mem_alloc(struct tc_client *c, uint32_t tid, int64_t t, uint64_t ptr, ui
 {
     emit_mem_prefix(c, pool, frames, n_frames);
     struct evb e = evb_start(mem_type(TC_EV_MEM_ALLOC, pool, n_frames));
-    b_i64(&e, serial_delta(c, t));
+    b_i64(&e, evb_serial_delta(c, t));
     b_u32(&e, tid);
     b_u64(&e, ptr);
     b_le(&e, size, 6);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 void ev_mem_free(struct tc_client *c, uint32_t tid, int64_t t, uint64_t ptr, uint64_t pool,
@@ -548,10 +516,10 @@ void ev_mem_free(struct tc_client *c, uint32_t tid, int64_t t, uint64_t ptr, uin
 {
     emit_mem_prefix(c, pool, frames, n_frames);
     struct evb e = evb_start(mem_type(TC_EV_MEM_FREE, pool, n_frames));
-    b_i64(&e, serial_delta(c, t));
+    b_i64(&e, evb_serial_delta(c, t));
     b_u32(&e, tid);
     b_u64(&e, ptr);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 /* ---------------------------------------------------------- query answers */
@@ -565,47 +533,89 @@ void ev_source_location(struct tc_client *c, uint64_t name, uint64_t function, u
     b_u64(&e, file);
     b_u32(&e, line);
     b_bgr(&e, rgb);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 void ev_ack(struct tc_client *c, uint8_t type)
 {
     struct evb e = evb_start(type);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
 void ev_ack_source_code(struct tc_client *c, uint32_t id)
 {
     struct evb e = evb_start(TC_EV_ACK_SOURCE_CODE_NOT_AVAILABLE);
     b_u32(&e, id);
-    emit(c, &e);
+    evb_emit(c, &e);
 }
 
-/* SingleString(image), CallstackFrameSize(addr, 1), SingleString(function),
- * SecondString(file), CallstackFrame(line, symAddr, symLen). */
+/* SingleString(image), CallstackFrameSize(addr, n), then per entry
+ * SingleString(function), SecondString(file), CallstackFrame(line, symAddr,
+ * symLen); entries innermost first (§4.2, §5.6). */
 void ev_callstack_frame_answer(struct tc_client *c, uint64_t addr, const char *image,
-                               const char *function, const char *file, uint32_t line,
-                               uint64_t sym_addr, uint32_t sym_len)
+                               const struct tc_inline_entry *entries, int n)
 {
-    emit_staged_string(c, false, image);
+    evb_staged_string(c, false, image);
     struct evb size = evb_start(TC_EV_CALLSTACK_FRAME_SIZE);
     b_u64(&size, addr);
-    b_u8(&size, 1);
-    emit(c, &size);
-    emit_staged_string(c, false, function);
-    emit_staged_string(c, true, file);
-    struct evb e = evb_start(TC_EV_CALLSTACK_FRAME);
-    b_u32(&e, line);
-    b_u64(&e, sym_addr);
-    b_u32(&e, sym_len);
-    emit(c, &e);
+    b_u8(&size, (uint8_t)n);
+    evb_emit(c, &size);
+    for (int i = 0; i < n; i++) {
+        evb_staged_string(c, false, entries[i].function);
+        evb_staged_string(c, true, entries[i].file);
+        struct evb e = evb_start(TC_EV_CALLSTACK_FRAME);
+        b_u32(&e, entries[i].line);
+        b_u64(&e, entries[i].sym_addr);
+        b_u32(&e, entries[i].sym_len);
+        evb_emit(c, &e);
+    }
 }
 
 void ev_symbol_answer(struct tc_client *c, uint64_t sym_addr, const char *file, uint32_t line)
 {
-    emit_staged_string(c, false, file);
+    evb_staged_string(c, false, file);
     struct evb e = evb_start(TC_EV_SYMBOL_INFORMATION);
     b_u32(&e, line);
     b_u64(&e, sym_addr);
-    emit(c, &e);
+    evb_emit(c, &e);
+}
+
+void evb_long_transfer(struct tc_client *c, uint8_t type, uint64_t ptr, const void *data,
+                       uint32_t len)
+{
+    uint8_t head[13];
+    struct evb e = evb_start(type);
+    b_u64(&e, ptr);
+    b_u32(&e, len);
+    memcpy(head, e.b, e.n);
+    wire_reserve(c, e.n + len);
+    wire_put(c, head, e.n);
+    wire_put(c, data, len);
+    c->ev.sent[type]++;
+}
+
+void ev_symbol_code(struct tc_client *c, uint64_t sym_addr, const void *code, uint32_t len)
+{
+    evb_long_transfer(c, TC_EV_SYMBOL_CODE, sym_addr, code, len);
+}
+
+void ev_source_code(struct tc_client *c, uint32_t id, const void *text, uint32_t len)
+{
+    evb_long_transfer(c, TC_EV_SOURCE_CODE, id, text, len);
+}
+
+void ev_tid_to_pid(struct tc_client *c, uint64_t tid, uint64_t pid)
+{
+    struct evb e = evb_start(TC_EV_TID_TO_PID);
+    b_u64(&e, tid);
+    b_u64(&e, pid);
+    evb_emit(c, &e);
+}
+
+void ev_thread_group_hint(struct tc_client *c, uint32_t tid, int32_t hint)
+{
+    struct evb e = evb_start(TC_EV_THREAD_GROUP_HINT);
+    b_u32(&e, tid);
+    b_u32(&e, (uint32_t)hint);
+    evb_emit(c, &e);
 }

@@ -14,6 +14,7 @@
 #include "client.h"
 #include "manifest.h"
 #include "names.h"
+#include "queries.h"
 #include "scenario.h"
 #include "session.h"
 #include "wire.h"
@@ -168,6 +169,7 @@ static void init_client(struct tc_client *c)
     }
     names_init(c);
     manifest_init(c);
+    scenario_configure(c);
 }
 
 int main(int argc, char **argv)
@@ -196,6 +198,7 @@ int main(int argc, char **argv)
     wire_free(c);
     names_free(c);
     manifest_free(c);
+    queries_free(c);
     if (c->listen_fd >= 0)
         close(c->listen_fd);
     return rc;

@@ -63,6 +63,10 @@ static const char *const counter_prefix[] = {
     [TC_CNT_FRAMESET_DISCONT] = "frameset",
     [TC_CNT_LOCK] = "lock",
     [TC_CNT_MEMPOOL] = "mempool",
+    [TC_CNT_GPU_CONTEXT] = "gpu_context",
+    [TC_CNT_SAMPLES] = "thread_samples",
+    [TC_CNT_CTX_SWITCH] = "context_switch",
+    [TC_CNT_SECTION] = "section",
 };
 
 static void *grow(void *base, size_t *cap, size_t n, size_t elem)
@@ -95,6 +99,40 @@ void manifest_free(struct tc_client *c)
     free(m->counters);
     free(m->messages);
     free(m->appinfo);
+    free(m->callstacks);
+    free(m->alloc_frames);
+    free(m->gpu_zones);
+}
+
+/* Add a content hash to a set (linear; the sets stay small). */
+static void hash_set_add(uint64_t **set, size_t *n, size_t *cap, uint64_t h)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*set)[i] == h)
+            return;
+    *set = grow(*set, cap, *n, sizeof(**set));
+    (*set)[(*n)++] = h;
+}
+
+void manifest_callstack(struct tc_client *c, uint64_t hash)
+{
+    hash_set_add(&c->man.callstacks, &c->man.n_callstacks, &c->man.cap_callstacks, hash);
+}
+
+void manifest_alloc_frame(struct tc_client *c, uint64_t hash)
+{
+    hash_set_add(&c->man.alloc_frames, &c->man.n_alloc_frames, &c->man.cap_alloc_frames, hash);
+    c->man.facts.alloc_callstack_frames = c->man.n_alloc_frames;
+}
+
+void manifest_gpu_zone(struct tc_client *c, int64_t start_ns, int64_t duration_ns,
+                       const char *name)
+{
+    struct tc_manifest *m = &c->man;
+    m->gpu_zones = grow(m->gpu_zones, &m->cap_gpu_zones, m->n_gpu_zones, sizeof(*m->gpu_zones));
+    m->gpu_zones[m->n_gpu_zones++] = (struct tc_gpu_zone_rec){ start_ns, duration_ns, name };
+    m->facts.gpu_zones++;
+    manifest_time_ns(c, start_ns + duration_ns);
 }
 
 struct tc_named_counter *manifest_counter(struct tc_client *c, enum tc_counter_kind kind,
@@ -120,7 +158,11 @@ int64_t manifest_ns(const struct tc_client *c, int64_t t)
 
 void manifest_time(struct tc_client *c, int64_t t)
 {
-    int64_t ns = manifest_ns(c, t);
+    manifest_time_ns(c, manifest_ns(c, t));
+}
+
+void manifest_time_ns(struct tc_client *c, int64_t ns)
+{
     if (ns > c->man.last_ns)
         c->man.last_ns = ns;
 }
@@ -168,7 +210,8 @@ static void write_threads(FILE *f, const struct tc_client *c)
     fprintf(f, "threads %zu\n", used);
     for (size_t i = 0; i < c->names.n_threads; i++)
         if (c->names.threads[i].used)
-            fprintf(f, "thread %u %s\n", c->names.threads[i].tid, c->names.threads[i].name);
+            fprintf(f, "thread %llu %s\n", (unsigned long long)c->names.threads[i].tid,
+                    c->names.threads[i].name);
 }
 
 static void write_zones(FILE *f, const struct tc_client *c)
@@ -220,7 +263,19 @@ static void write_counters(FILE *f, const struct tc_manifest *m, enum tc_counter
                     (unsigned long long)e->count2, e->name);
             break;
         case TC_CNT_PLOT:
+        case TC_CNT_SAMPLES:
+        case TC_CNT_CTX_SWITCH:
             fprintf(f, "%s %llu %s\n", prefix, (unsigned long long)e->count, e->name);
+            break;
+        case TC_CNT_GPU_CONTEXT:
+            fprintf(f, "%s %llu %llu %s\n", prefix, (unsigned long long)e->count,
+                    (unsigned long long)e->count2, e->name);
+            break;
+        case TC_CNT_SECTION:
+            fprintf(f, "%s %llu %llu %s\n", prefix, (unsigned long long)e->key,
+                    (unsigned long long)e->count, e->name);
+            break;
+        case TC_CNT_KINDS:
             break;
         }
     }
@@ -235,6 +290,71 @@ static void write_messages(FILE *f, struct tc_manifest *m)
         fprintf(f, "message %lld %s\n", (long long)m->messages[i].time_ns, m->messages[i].text);
     for (size_t i = 0; i < m->n_appinfo; i++)
         fprintf(f, "appinfo %s\n", m->appinfo[i]);
+}
+
+static void write_count(FILE *f, const char *key, uint64_t n)
+{
+    fprintf(f, "%s %llu\n", key, (unsigned long long)n);
+}
+
+static void write_welcome(FILE *f, const struct tc_client *c)
+{
+    write_count(f, "welcome_flags", c->welcome.flags);
+    fprintf(f, "sampling_period %lld\n", (long long)c->welcome.sampling_period);
+    write_count(f, "on_demand_frames", c->welcome.ondemand_frames);
+}
+
+static void write_gpu(FILE *f, const struct tc_manifest *m)
+{
+    write_count(f, "gpu_contexts", count_kind(m, TC_CNT_GPU_CONTEXT, TC_CNT_GPU_CONTEXT));
+    write_counters(f, m, TC_CNT_GPU_CONTEXT);
+    write_count(f, "gpu_zones", m->facts.gpu_zones);
+    for (size_t i = 0; i < m->n_gpu_zones; i++)
+        fprintf(f, "gpu_zone %lld %lld %s\n", (long long)m->gpu_zones[i].start_ns,
+                (long long)m->gpu_zones[i].duration_ns, m->gpu_zones[i].name);
+}
+
+/* Sampling, scheduling and the other system-tracing families. */
+static void write_system(FILE *f, const struct tc_manifest *m)
+{
+    const struct tc_facts *x = &m->facts;
+    write_count(f, "samples", x->samples);
+    write_counters(f, m, TC_CNT_SAMPLES);
+    write_count(f, "ctx_switch_samples", x->ctx_switch_samples);
+    write_count(f, "context_switches", x->context_switches);
+    write_counters(f, m, TC_CNT_CTX_SWITCH);
+    write_count(f, "cpu_slices", x->cpu_slices);
+    write_count(f, "wakeups", x->wakeups);
+    write_count(f, "cpu_topology", x->cpu_topology);
+    write_count(f, "tid_to_pid", x->tid_to_pid);
+    write_count(f, "external_names", x->external_names);
+    write_count(f, "hw_samples", x->hw_samples);
+    write_count(f, "sys_time", x->sys_time);
+    write_count(f, "power_reports", x->power_reports);
+}
+
+static void write_more(FILE *f, const struct tc_manifest *m)
+{
+    const struct tc_facts *x = &m->facts;
+    write_count(f, "fibers", x->fibers);
+    write_count(f, "fiber_zones", x->fiber_zones);
+    write_count(f, "group_hints", x->group_hints);
+    write_count(f, "sections", x->sections);
+    write_count(f, "sections_open", x->sections_open);
+    write_counters(f, m, TC_CNT_SECTION);
+    write_count(f, "frame_images", x->frame_images);
+    write_count(f, "vsync_frames", x->vsync_frames);
+    write_count(f, "mem_discards", x->mem_discards);
+    write_count(f, "lock_marks", x->lock_marks);
+    write_count(f, "alloc_callstack_frames", x->alloc_callstack_frames);
+    write_count(f, "symbols_answered", x->symbols_answered);
+    fprintf(f, "symbol_code_answered %llu %llu\n", (unsigned long long)x->symbol_code_answered,
+            (unsigned long long)x->symbol_code_bytes);
+    fprintf(f, "source_files_answered %llu %llu\n", (unsigned long long)x->source_files_answered,
+            (unsigned long long)x->source_file_bytes);
+    write_count(f, "source_files_missing", x->source_files_missing);
+    write_count(f, "params", x->params);
+    write_count(f, "crash", x->crash);
 }
 
 static void write_traffic(FILE *f, const struct tc_client *c)
@@ -274,8 +394,11 @@ bool manifest_write(struct tc_client *c, const char *path)
             count_kind(m, TC_CNT_LOCK, TC_CNT_LOCK));
     for (int kind = TC_CNT_PLOT; kind <= TC_CNT_MEMPOOL; kind++)
         write_counters(f, m, (enum tc_counter_kind)kind);
-    fprintf(f, "callstacks %llu\nlast_event_ns %lld\n", (unsigned long long)m->callstacks,
-            (long long)m->last_ns);
+    fprintf(f, "callstacks %zu\nlast_event_ns %lld\n", m->n_callstacks, (long long)m->last_ns);
+    write_welcome(f, c);
+    write_gpu(f, m);
+    write_system(f, m);
+    write_more(f, m);
     write_traffic(f, c);
     if (m->note)
         fprintf(f, "note %s\n", m->note);

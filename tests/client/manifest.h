@@ -17,6 +17,16 @@ void manifest_appinfo(struct tc_client *c, const char *text);
 
 /* Note a timed event at tick t (tracks the last event time). */
 void manifest_time(struct tc_client *c, int64_t t);
+/* The same for a time already in server nanoseconds (GPU times). */
+void manifest_time_ns(struct tc_client *c, int64_t ns);
+
+/* A call stack the server interns (by content hash; duplicates ignored). */
+void manifest_callstack(struct tc_client *c, uint64_t hash);
+/* An allocated (Lua-style) frame the server interns, by content hash. */
+void manifest_alloc_frame(struct tc_client *c, uint64_t hash);
+/* A GPU zone as csvexport -g reports it (server ns); name is borrowed. */
+void manifest_gpu_zone(struct tc_client *c, int64_t start_ns, int64_t duration_ns,
+                       const char *name);
 
 /* Client ticks to server nanoseconds (timerMul is 1, origin initBegin). */
 int64_t manifest_ns(const struct tc_client *c, int64_t t);

@@ -1,7 +1,8 @@
 /* names.c - registry of everything tracy-test-client pretends lives in its
  * address space: static strings (0x400000 + 0x40*k), static source
- * locations (0x600000 + 0x40*k), thread names, and code addresses used in
- * call stacks with their made-up symbol information. Queries are answered
+ * locations (0x600000 + 0x40*k), threads (its own and other processes'),
+ * functions (symbols), code addresses used in call stacks with their
+ * inline chains, and the source files it can send. Queries are answered
  * from these tables; zone statistics for the manifest live on the source
  * location entries. */
 #include "names.h"
@@ -54,17 +55,33 @@ void names_free(struct tc_client *c)
         free(n->srclocs[i].function);
         free(n->srclocs[i].file);
     }
-    for (size_t i = 0; i < n->n_threads; i++)
+    for (size_t i = 0; i < n->n_threads; i++) {
         free(n->threads[i].name);
-    for (size_t i = 0; i < n->n_frames; i++) {
-        free(n->frames[i].image);
-        free(n->frames[i].function);
-        free(n->frames[i].file);
+        free(n->threads[i].process);
     }
+    for (size_t i = 0; i < n->n_frames; i++) {
+        struct tc_frame_entry *f = &n->frames[i];
+        free(f->image);
+        free(f->function);
+        free(f->file);
+        for (int k = 0; k < f->n_inline; k++) {
+            free(f->inl[k].function);
+            free(f->inl[k].file);
+        }
+    }
+    for (size_t i = 0; i < n->n_symbols; i++) {
+        free(n->symbols[i].name);
+        free(n->symbols[i].file);
+        free(n->symbols[i].image);
+    }
+    for (size_t i = 0; i < n->n_sources; i++)
+        free(n->sources[i]);
     free(n->strings);
     free(n->srclocs);
     free(n->threads);
     free(n->frames);
+    free(n->symbols);
+    free(n->sources);
 }
 
 uint64_t names_string(struct tc_client *c, const char *text)
@@ -118,7 +135,15 @@ struct tc_srcloc_entry *names_srcloc_at(struct tc_client *c, int index)
     return &c->names.srclocs[index];
 }
 
-void names_thread(struct tc_client *c, uint32_t tid, const char *name)
+static struct tc_thread_entry *find_thread(const struct tc_client *c, uint64_t tid)
+{
+    for (size_t i = 0; i < c->names.n_threads; i++)
+        if (c->names.threads[i].tid == tid)
+            return &c->names.threads[i];
+    return NULL;
+}
+
+void names_thread(struct tc_client *c, uint64_t tid, const char *name)
 {
     struct tc_names *n = &c->names;
     struct tc_thread_entry *e = table_append((void **)&n->threads, &n->n_threads,
@@ -127,11 +152,46 @@ void names_thread(struct tc_client *c, uint32_t tid, const char *name)
     e->name = tc_strdup(name);
 }
 
-void names_thread_used(struct tc_client *c, uint32_t tid)
+void names_external_thread(struct tc_client *c, uint32_t tid, const char *name,
+                           const char *process, uint32_t pid)
 {
-    for (size_t i = 0; i < c->names.n_threads; i++)
-        if (c->names.threads[i].tid == tid)
-            c->names.threads[i].used = true;
+    names_thread(c, tid, name);
+    struct tc_thread_entry *e = &c->names.threads[c->names.n_threads - 1];
+    e->process = tc_strdup(process);
+    e->pid = pid;
+    e->external = true;
+}
+
+void names_thread_hint(struct tc_client *c, uint64_t tid, int32_t hint)
+{
+    struct tc_thread_entry *e = find_thread(c, tid);
+    if (e)
+        e->group_hint = hint;
+}
+
+void names_thread_used(struct tc_client *c, uint64_t tid)
+{
+    struct tc_thread_entry *e = find_thread(c, tid);
+    if (e)
+        e->used = true;
+}
+
+int names_symbol(struct tc_client *c, uint64_t addr, uint32_t len, const char *name,
+                 const char *file, uint32_t line, const char *image)
+{
+    struct tc_names *n = &c->names;
+    for (size_t i = 0; i < n->n_symbols; i++)
+        if (n->symbols[i].addr == addr)
+            return (int)i;
+    struct tc_symbol_entry *e = table_append((void **)&n->symbols, &n->n_symbols,
+                                             &n->cap_symbols, sizeof(*e));
+    e->addr = addr;
+    e->len = len;
+    e->name = tc_strdup(name);
+    e->file = tc_strdup(file);
+    e->image = tc_strdup(image);
+    e->line = line;
+    return (int)(n->n_symbols - 1);
 }
 
 void names_code(struct tc_client *c, uint64_t addr, const char *image, const char *function,
@@ -147,6 +207,43 @@ void names_code(struct tc_client *c, uint64_t addr, const char *image, const cha
     e->line = line;
     e->sym_addr = sym_addr;
     e->sym_len = sym_len;
+    if (sym_addr != 0)
+        names_symbol(c, sym_addr, sym_len, function, file, line, image);
+}
+
+void names_code_inline(struct tc_client *c, uint64_t addr, const char *function,
+                       const char *file, uint32_t line, uint64_t sym_addr, uint32_t sym_len)
+{
+    struct tc_frame_entry *f = NULL;
+    for (size_t i = 0; i < c->names.n_frames && !f; i++)
+        if (c->names.frames[i].addr == addr)
+            f = &c->names.frames[i];
+    if (!f || f->n_inline >= TC_MAX_INLINE)
+        return;
+    struct tc_inline_entry *e = &f->inl[f->n_inline++];
+    e->function = tc_strdup(function);
+    e->file = tc_strdup(file);
+    e->line = line;
+    e->sym_addr = sym_addr;
+    e->sym_len = sym_len;
+}
+
+void names_source(struct tc_client *c, const char *file)
+{
+    struct tc_names *n = &c->names;
+    if (names_knows_source(c, file))
+        return;
+    char **slot = table_append((void **)&n->sources, &n->n_sources, &n->cap_sources,
+                               sizeof(*slot));
+    *slot = tc_strdup(file);
+}
+
+bool names_knows_source(const struct tc_client *c, const char *file)
+{
+    for (size_t i = 0; i < c->names.n_sources; i++)
+        if (strcmp(c->names.sources[i], file) == 0)
+            return true;
+    return false;
 }
 
 const char *names_find_string(const struct tc_client *c, uint64_t addr)
@@ -165,12 +262,15 @@ const struct tc_srcloc_entry *names_find_srcloc(const struct tc_client *c, uint6
     return NULL;
 }
 
-const char *names_find_thread(const struct tc_client *c, uint32_t tid)
+const char *names_find_thread(const struct tc_client *c, uint64_t tid)
 {
-    for (size_t i = 0; i < c->names.n_threads; i++)
-        if (c->names.threads[i].tid == tid)
-            return c->names.threads[i].name;
-    return NULL;
+    const struct tc_thread_entry *e = find_thread(c, tid);
+    return e ? e->name : NULL;
+}
+
+const struct tc_thread_entry *names_find_thread_entry(const struct tc_client *c, uint64_t tid)
+{
+    return find_thread(c, tid);
 }
 
 const struct tc_frame_entry *names_find_code(const struct tc_client *c, uint64_t addr)
@@ -181,10 +281,20 @@ const struct tc_frame_entry *names_find_code(const struct tc_client *c, uint64_t
     return NULL;
 }
 
-const struct tc_frame_entry *names_find_symbol(const struct tc_client *c, uint64_t sym_addr)
+const struct tc_symbol_entry *names_find_symbol(const struct tc_client *c, uint64_t sym_addr)
 {
-    for (size_t i = 0; i < c->names.n_frames; i++)
-        if (c->names.frames[i].sym_addr == sym_addr && sym_addr != 0)
-            return &c->names.frames[i];
+    for (size_t i = 0; i < c->names.n_symbols; i++)
+        if (c->names.symbols[i].addr == sym_addr && sym_addr != 0)
+            return &c->names.symbols[i];
+    return NULL;
+}
+
+const struct tc_symbol_entry *names_symbol_containing(const struct tc_client *c, uint64_t addr)
+{
+    for (size_t i = 0; i < c->names.n_symbols; i++) {
+        const struct tc_symbol_entry *s = &c->names.symbols[i];
+        if (addr >= s->addr && addr - s->addr < s->len)
+            return s;
+    }
     return NULL;
 }

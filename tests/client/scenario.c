@@ -6,22 +6,22 @@
  * source locations) and serial events (locks, memory). Time stamps are
  * invented, deterministic ticks (1 tick = 1 ns) except in `stream`, which
  * follows the wall clock. Everything sent is also recorded for the
- * manifest. New event families (GPU, sampling, fibers...) can be added as
- * one more per-frame function called from gen_frame(). */
+ * manifest. The generator is shared (gen.h) with scenario_ext.c, whose
+ * scenarios (everything, crash, on-demand) add the other event families
+ * (GPU, sampling, scheduling, fibers...) one per-frame function each. */
 #include "scenario.h"
 
 #include <stdarg.h>
 #include <string.h>
 
 #include "events.h"
+#include "gen.h"
 #include "manifest.h"
 #include "names.h"
+#include "scenario_ext.h"
 #include "session.h"
 #include "wire.h"
 
-#define MAX_THREADS 16
-#define MAX_DEPTH 16
-#define FRAME_NS 16666667LL
 #define STREAM_FRAME_NS 10000000LL
 #define IO_WAIT_NS 5200000000LL /* > 4.295 s: forces the 64-bit ZoneEnd form */
 
@@ -145,59 +145,20 @@ static const struct flavor example_flavor = {
     .default_threads = 2,
 };
 
-/* ------------------------------------------------------------ generator */
-
-struct gen_zone {
-    int loc;
-    int64_t start;
-    uint32_t vid; /* ZoneValidation id, 0 if not validated */
-};
-
-struct gen_thread {
-    uint32_t tid;
-    int64_t now;
-    int depth;
-    struct gen_zone stack[MAX_DEPTH];
-};
-
-struct gen {
-    struct tc_client *c;
-    const struct flavor *fl;
-    int n_threads;
-    struct gen_thread th[MAX_THREADS];
-    int loc_loop, loc_update, loc_physics, loc_integrate, loc_traced, loc_render, loc_draw,
-        loc_script, loc_job_batch, loc_job, loc_load, loc_io_wait, loc_lock_queue,
-        loc_lock_assets;
-    uint64_t set_physics, set_loading, plot_int, plot_float, plot_double, pool;
-    uint64_t lit, lit_color, lit_callstack;
-    uint64_t stack_a[3], stack_b[3], stack_mem[3];
-    uint32_t lock_queue, lock_assets;
-    uint64_t rng;
-    long frames;          /* frames to generate (invented-time scenarios) */
-    long io_wait_frame;   /* frame with the 5.2 s zone, -1 for none */
-    int flush_every;      /* frames between flushes after the first 16 */
-    int64_t serial_now;
-};
-
-static int64_t rnd(struct gen *g, int64_t lo, int64_t hi)
+int64_t gen_rnd(struct gen *g, int64_t lo, int64_t hi)
 {
     g->rng = g->rng * 6364136223846793005ull + 1442695040888963407ull;
     return lo + (int64_t)((g->rng >> 33) % (uint64_t)(hi - lo + 1));
 }
 
-static uint64_t srcloc_addr(struct gen *g, int loc)
+uint64_t gen_srcloc_addr(struct gen *g, int loc)
 {
     return names_srcloc_at(g->c, loc)->addr;
 }
 
-static int64_t later(int64_t a, int64_t b)
-{
-    return a > b ? a : b;
-}
-
 /* ---------------------------------------------------------------- zones */
 
-static void push_zone(struct gen *g, struct gen_thread *t, int loc, uint32_t vid)
+void gen_zone_push(struct gen *g, struct gen_thread *t, int loc, uint32_t vid)
 {
     struct gen_zone *z = &t->stack[t->depth++];
     z->loc = loc;
@@ -208,30 +169,27 @@ static void push_zone(struct gen *g, struct gen_thread *t, int loc, uint32_t vid
     manifest_time(g->c, t->now);
 }
 
-static void zone_begin(struct gen *g, struct gen_thread *t, int loc, int64_t gap)
+void gen_zone_begin(struct gen *g, struct gen_thread *t, int loc, int64_t gap)
 {
     t->now += gap;
-    ev_zone_begin(g->c, t->tid, t->now, srcloc_addr(g, loc));
-    push_zone(g, t, loc, 0);
+    ev_zone_begin(g->c, t->tid, t->now, gen_srcloc_addr(g, loc));
+    gen_zone_push(g, t, loc, 0);
 }
 
-static void zone_begin_traced(struct gen *g, struct gen_thread *t, int loc, int64_t gap,
-                              const uint64_t *stack)
+void gen_zone_begin_traced(struct gen *g, struct gen_thread *t, int loc, int64_t gap,
+                           const uint64_t *stack)
 {
     t->now += gap;
-    ev_zone_begin_callstack(g->c, t->tid, t->now, srcloc_addr(g, loc), stack, 3);
-    g->c->man.callstacks++;
-    push_zone(g, t, loc, 0);
+    ev_zone_begin_callstack(g->c, t->tid, t->now, gen_srcloc_addr(g, loc), stack, 3);
+    gen_zone_push(g, t, loc, 0);
 }
 
-static void zone_begin_alloc(struct gen *g, struct gen_thread *t, int loc, int64_t gap,
-                             const uint64_t *stack)
+void gen_zone_begin_alloc(struct gen *g, struct gen_thread *t, int loc, int64_t gap,
+                          const uint64_t *stack)
 {
     t->now += gap;
     ev_zone_begin_alloc(g->c, t->tid, t->now, names_srcloc_at(g->c, loc), stack, stack ? 3 : 0);
-    if (stack)
-        g->c->man.callstacks++;
-    push_zone(g, t, loc, 0);
+    gen_zone_push(g, t, loc, 0);
 }
 
 /* C API style: ZoneValidation(id) precedes the begin, the end, and every
@@ -241,8 +199,8 @@ static void zone_begin_validated(struct gen *g, struct gen_thread *t, int loc, i
     uint32_t id = ++g->c->ev.next_zone_id;
     t->now += gap;
     ev_zone_validation(g->c, t->tid, id);
-    ev_zone_begin(g->c, t->tid, t->now, srcloc_addr(g, loc));
-    push_zone(g, t, loc, id);
+    ev_zone_begin(g->c, t->tid, t->now, gen_srcloc_addr(g, loc));
+    gen_zone_push(g, t, loc, id);
 }
 
 static void validate_top(struct gen *g, struct gen_thread *t)
@@ -251,7 +209,7 @@ static void validate_top(struct gen *g, struct gen_thread *t)
         ev_zone_validation(g->c, t->tid, t->stack[t->depth - 1].vid);
 }
 
-static void zone_end(struct gen *g, struct gen_thread *t, int64_t gap)
+void gen_zone_end(struct gen *g, struct gen_thread *t, int64_t gap)
 {
     struct gen_zone *z = &t->stack[--t->depth];
     struct tc_srcloc_entry *s = names_srcloc_at(g->c, z->loc);
@@ -267,10 +225,7 @@ static void zone_end(struct gen *g, struct gen_thread *t, int64_t gap)
     manifest_time(g->c, t->now);
 }
 
-static void zone_text(struct gen *g, struct gen_thread *t, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void zone_text(struct gen *g, struct gen_thread *t, const char *fmt, ...)
+void gen_zone_text(struct gen *g, struct gen_thread *t, const char *fmt, ...)
 {
     char text[256];
     va_list ap;
@@ -302,54 +257,51 @@ static void zone_value(struct gen *g, struct gen_thread *t, uint64_t value)
 /* ------------------------------------------------------------- messages */
 
 /* Messages get unique times, so their order in a capture is unambiguous. */
-static int64_t message_time(struct gen *g, struct gen_thread *t)
+int64_t gen_message_time(struct gen *g, struct gen_thread *t)
 {
-    t->now += rnd(g, 200, 800);
+    t->now += gen_rnd(g, 200, 800);
     while (manifest_message_time_taken(g->c, t->now))
         t->now++;
     names_thread_used(g->c, t->tid);
     return t->now;
 }
 
-static void msg_copied(struct gen *g, struct gen_thread *t, int severity, bool callstack,
-                       const char *text)
+void gen_msg_copied(struct gen *g, struct gen_thread *t, int severity, bool callstack,
+                    const char *text)
 {
-    int64_t when = message_time(g, t);
+    int64_t when = gen_message_time(g, t);
     ev_message(g->c, t->tid, when, text, TC_MSG_META(severity), callstack ? g->stack_b : NULL,
                callstack ? 3 : 0);
-    g->c->man.callstacks += callstack;
     manifest_message(g->c, when, text);
 }
 
-static void msg_colored(struct gen *g, struct gen_thread *t, uint32_t rgb, int severity,
-                        bool callstack, const char *text)
+static void gen_msg_colored(struct gen *g, struct gen_thread *t, uint32_t rgb, int severity,
+                            bool callstack, const char *text)
 {
-    int64_t when = message_time(g, t);
+    int64_t when = gen_message_time(g, t);
     ev_message_color(g->c, t->tid, when, text, rgb, TC_MSG_META(severity),
                      callstack ? g->stack_b : NULL, callstack ? 3 : 0);
-    g->c->man.callstacks += callstack;
     manifest_message(g->c, when, text);
 }
 
-static void msg_literal(struct gen *g, struct gen_thread *t, uint64_t text_ptr, int severity,
-                        bool callstack)
+void gen_msg_literal(struct gen *g, struct gen_thread *t, uint64_t text_ptr, int severity,
+                     bool callstack)
 {
-    int64_t when = message_time(g, t);
+    int64_t when = gen_message_time(g, t);
     ev_message_literal(g->c, t->tid, when, text_ptr, TC_MSG_META(severity),
                        callstack ? g->stack_a : NULL, callstack ? 3 : 0);
-    g->c->man.callstacks += callstack;
     manifest_message(g->c, when, names_find_string(g->c, text_ptr));
 }
 
-static void msg_literal_colored(struct gen *g, struct gen_thread *t, uint64_t text_ptr,
-                                uint32_t rgb, int severity)
+void gen_msg_literal_colored(struct gen *g, struct gen_thread *t, uint64_t text_ptr,
+                             uint32_t rgb, int severity)
 {
-    int64_t when = message_time(g, t);
+    int64_t when = gen_message_time(g, t);
     ev_message_literal_color(g->c, t->tid, when, text_ptr, rgb, TC_MSG_META(severity), NULL, 0);
     manifest_message(g->c, when, names_find_string(g->c, text_ptr));
 }
 
-static void app_info(struct gen *g, int64_t when, const char *text)
+void gen_app_info(struct gen *g, int64_t when, const char *text)
 {
     ev_app_info(g->c, when, text);
     manifest_appinfo(g->c, text);
@@ -357,7 +309,7 @@ static void app_info(struct gen *g, int64_t when, const char *text)
 
 /* --------------------------------------------------- frames, plots, locks */
 
-static void frame_mark(struct gen *g, int64_t when, uint64_t set, const char *name)
+void gen_frame_mark(struct gen *g, int64_t when, uint64_t set, const char *name)
 {
     ev_frame_mark(g->c, when, set);
     if (set == 0)
@@ -378,13 +330,13 @@ static void frame_span(struct gen *g, int64_t start, int64_t end)
 static void plot_points(struct gen *g, struct gen_thread *t, long f)
 {
     struct tc_client *c = g->c;
-    t->now += rnd(g, 100, 500);
+    t->now += gen_rnd(g, 100, 500);
     ev_plot_int(c, t->tid, g->plot_int, t->now, (f * 7) % 23);
     manifest_counter(c, TC_CNT_PLOT, g->plot_int, g->fl->plot_int)->count++;
-    t->now += rnd(g, 100, 500);
+    t->now += gen_rnd(g, 100, 500);
     ev_plot_float(c, t->tid, g->plot_float, t->now, (float)(f % 10) / 10.0f);
     manifest_counter(c, TC_CNT_PLOT, g->plot_float, g->fl->plot_float)->count++;
-    t->now += rnd(g, 100, 500);
+    t->now += gen_rnd(g, 100, 500);
     ev_plot_double(c, t->tid, g->plot_double, t->now, 16.0 + (double)(f % 5) * 0.25);
     manifest_counter(c, TC_CNT_PLOT, g->plot_double, g->fl->plot_double)->count++;
     manifest_time(c, t->now);
@@ -392,14 +344,14 @@ static void plot_points(struct gen *g, struct gen_thread *t, long f)
 
 /* Serial events use one global clock so each lock's events and each
  * memory pool's events are in time order. */
-static int64_t serial_at(struct gen *g, int64_t gap)
+int64_t gen_serial_at(struct gen *g, int64_t gap)
 {
     g->serial_now += gap;
     manifest_time(g->c, g->serial_now);
     return g->serial_now;
 }
 
-static void lock_count(struct gen *g, uint32_t lock, const char *name, int events)
+void gen_lock_count(struct gen *g, uint32_t lock, const char *name, int events)
 {
     manifest_counter(g->c, TC_CNT_LOCK, lock, name)->count += (uint64_t)events;
 }
@@ -408,51 +360,50 @@ static void lock_exclusive_round(struct gen *g, uint32_t lock, const char *name,
                                  struct gen_thread *a, struct gen_thread *b)
 {
     struct tc_client *c = g->c;
-    ev_lock_wait(c, a->tid, lock, serial_at(g, 2000), false);
-    ev_lock_obtain(c, a->tid, lock, serial_at(g, 1500), false);
+    ev_lock_wait(c, a->tid, lock, gen_serial_at(g, 2000), false);
+    ev_lock_obtain(c, a->tid, lock, gen_serial_at(g, 1500), false);
     if (b != a)
-        ev_lock_wait(c, b->tid, lock, serial_at(g, 3000), false);
-    ev_lock_release(c, a->tid, lock, serial_at(g, 30000), false);
+        ev_lock_wait(c, b->tid, lock, gen_serial_at(g, 3000), false);
+    ev_lock_release(c, a->tid, lock, gen_serial_at(g, 30000), false);
     if (b != a) {
-        ev_lock_obtain(c, b->tid, lock, serial_at(g, 500), false);
-        ev_lock_release(c, b->tid, lock, serial_at(g, 20000), false);
+        ev_lock_obtain(c, b->tid, lock, gen_serial_at(g, 500), false);
+        ev_lock_release(c, b->tid, lock, gen_serial_at(g, 20000), false);
     }
     names_thread_used(c, a->tid);
     names_thread_used(c, b->tid);
-    lock_count(g, lock, name, b != a ? 6 : 3);
+    gen_lock_count(g, lock, name, b != a ? 6 : 3);
 }
 
 static void lock_shared_round(struct gen *g, struct gen_thread *a, struct gen_thread *b)
 {
     struct tc_client *c = g->c;
     uint32_t lock = g->lock_assets;
-    ev_lock_wait(c, a->tid, lock, serial_at(g, 1000), true);
-    ev_lock_obtain(c, a->tid, lock, serial_at(g, 1000), true);
+    ev_lock_wait(c, a->tid, lock, gen_serial_at(g, 1000), true);
+    ev_lock_obtain(c, a->tid, lock, gen_serial_at(g, 1000), true);
     int events = 2;
     if (b != a) {
-        ev_lock_wait(c, b->tid, lock, serial_at(g, 1000), true);
-        ev_lock_obtain(c, b->tid, lock, serial_at(g, 1000), true);
+        ev_lock_wait(c, b->tid, lock, gen_serial_at(g, 1000), true);
+        ev_lock_obtain(c, b->tid, lock, gen_serial_at(g, 1000), true);
         events += 2;
     }
-    ev_lock_release(c, a->tid, lock, serial_at(g, 15000), true);
+    ev_lock_release(c, a->tid, lock, gen_serial_at(g, 15000), true);
     events++;
     if (b != a) {
-        ev_lock_release(c, b->tid, lock, serial_at(g, 5000), true);
+        ev_lock_release(c, b->tid, lock, gen_serial_at(g, 5000), true);
         events++;
     }
-    lock_count(g, lock, g->fl->lock_assets_name, events);
+    gen_lock_count(g, lock, g->fl->lock_assets_name, events);
     lock_exclusive_round(g, lock, g->fl->lock_assets_name, &g->th[0], &g->th[0]);
 }
 
-static void mem_pair(struct gen *g, struct gen_thread *t, uint64_t ptr, uint64_t size,
-                     uint64_t pool, bool callstack)
+void gen_mem_pair(struct gen *g, struct gen_thread *t, uint64_t ptr, uint64_t size,
+                  uint64_t pool, bool callstack)
 {
     struct tc_client *c = g->c;
     const uint64_t *stack = callstack ? g->stack_mem : NULL;
     size_t n = callstack ? 3 : 0;
-    ev_mem_alloc(c, t->tid, serial_at(g, 2000), ptr, size, pool, stack, n);
-    ev_mem_free(c, t->tid, serial_at(g, 8000), ptr, pool, stack, n);
-    c->man.callstacks += callstack ? 2 : 0;
+    ev_mem_alloc(c, t->tid, gen_serial_at(g, 2000), ptr, size, pool, stack, n);
+    ev_mem_free(c, t->tid, gen_serial_at(g, 8000), ptr, pool, stack, n);
     names_thread_used(c, t->tid);
     struct tc_named_counter *m = manifest_counter(c, TC_CNT_MEMPOOL, pool,
                                                   pool ? g->fl->pool_name : "(default)");
@@ -479,7 +430,7 @@ static void register_code(struct gen *g)
     memcpy(g->stack_mem, m, sizeof(m));
 }
 
-static int add_loc(struct gen *g, const struct loc_spec *s, bool allocated)
+static int gen_add_loc(struct gen *g, const struct loc_spec *s, bool allocated)
 {
     return allocated ? names_alloc_srcloc(g->c, s->name, s->function, s->file, s->line, s->color)
                      : names_srcloc(g->c, s->name, s->function, s->file, s->line, s->color);
@@ -499,20 +450,20 @@ static void register_names(struct gen *g)
         names_thread(c, g->th[i].tid, name);
     }
     names_thread(c, c->symbol_tid, fl->symbol_thread);
-    g->loc_loop = add_loc(g, &fl->loop, false);
-    g->loc_update = add_loc(g, &fl->update, false);
-    g->loc_physics = add_loc(g, &fl->physics, false);
-    g->loc_integrate = add_loc(g, &fl->integrate, false);
-    g->loc_traced = add_loc(g, &fl->traced, false);
-    g->loc_render = add_loc(g, &fl->render, false);
-    g->loc_draw = add_loc(g, &fl->draw, false);
-    g->loc_script = add_loc(g, &fl->script, true);
-    g->loc_job_batch = add_loc(g, &fl->job_batch, false);
-    g->loc_job = add_loc(g, &fl->job, false);
-    g->loc_load = add_loc(g, &fl->load, true);
-    g->loc_io_wait = add_loc(g, &fl->io_wait, false);
-    g->loc_lock_queue = add_loc(g, &fl->lock_queue, false);
-    g->loc_lock_assets = add_loc(g, &fl->lock_assets, false);
+    g->loc_loop = gen_add_loc(g, &fl->loop, false);
+    g->loc_update = gen_add_loc(g, &fl->update, false);
+    g->loc_physics = gen_add_loc(g, &fl->physics, false);
+    g->loc_integrate = gen_add_loc(g, &fl->integrate, false);
+    g->loc_traced = gen_add_loc(g, &fl->traced, false);
+    g->loc_render = gen_add_loc(g, &fl->render, false);
+    g->loc_draw = gen_add_loc(g, &fl->draw, false);
+    g->loc_script = gen_add_loc(g, &fl->script, true);
+    g->loc_job_batch = gen_add_loc(g, &fl->job_batch, false);
+    g->loc_job = gen_add_loc(g, &fl->job, false);
+    g->loc_load = gen_add_loc(g, &fl->load, true);
+    g->loc_io_wait = gen_add_loc(g, &fl->io_wait, false);
+    g->loc_lock_queue = gen_add_loc(g, &fl->lock_queue, false);
+    g->loc_lock_assets = gen_add_loc(g, &fl->lock_assets, false);
     g->set_physics = names_string(c, fl->physics_set);
     g->set_loading = names_string(c, fl->loading_set);
     g->plot_int = names_string(c, fl->plot_int);
@@ -528,28 +479,43 @@ static void register_names(struct gen *g)
 }
 
 /* Events a program sends once near its start: app info, locks, plots. */
-static void emit_preamble(struct gen *g, int64_t when)
+void gen_app_infos(struct gen *g, int64_t when)
+{
+    gen_app_info(g, when, g->fl->app_info[0]);
+    gen_app_info(g, when + 1000, g->fl->app_info[1]);
+}
+
+void gen_lock_announces(struct gen *g, int64_t when)
 {
     struct tc_client *c = g->c;
-    app_info(g, when, g->fl->app_info[0]);
-    app_info(g, when + 1000, g->fl->app_info[1]);
-    ev_lock_announce(c, g->lock_queue, when + 2000, srcloc_addr(g, g->loc_lock_queue),
+    ev_lock_announce(c, g->lock_queue, when, gen_srcloc_addr(g, g->loc_lock_queue),
                      TC_LOCK_EXCLUSIVE);
     ev_lock_name(c, g->lock_queue, g->fl->lock_queue_name);
-    ev_lock_announce(c, g->lock_assets, when + 3000, srcloc_addr(g, g->loc_lock_assets),
+    ev_lock_announce(c, g->lock_assets, when + 1000, gen_srcloc_addr(g, g->loc_lock_assets),
                      TC_LOCK_SHARED);
     ev_lock_name(c, g->lock_assets, g->fl->lock_assets_name);
-    lock_count(g, g->lock_queue, g->fl->lock_queue_name, 0);
-    lock_count(g, g->lock_assets, g->fl->lock_assets_name, 0);
-    ev_plot_config(c, g->plot_int, TC_PLOT_NUMBER, true, false, 0x20a020);
-    ev_plot_config(c, g->plot_double, TC_PLOT_NUMBER, false, true, 0xff8800);
-    manifest_time(c, when + 3000);
+    gen_lock_count(g, g->lock_queue, g->fl->lock_queue_name, 0);
+    gen_lock_count(g, g->lock_assets, g->fl->lock_assets_name, 0);
+}
+
+void gen_plot_configs(struct gen *g)
+{
+    ev_plot_config(g->c, g->plot_int, TC_PLOT_NUMBER, true, false, 0x20a020);
+    ev_plot_config(g->c, g->plot_double, TC_PLOT_NUMBER, false, true, 0xff8800);
+}
+
+void gen_preamble(struct gen *g, int64_t when)
+{
+    gen_app_infos(g, when);
+    gen_lock_announces(g, when + 2000);
+    gen_plot_configs(g);
+    manifest_time(g->c, when + 3000);
     g->serial_now = when + 4000;
 }
 
-static void emit_epilogue(struct gen *g)
+void gen_epilogue(struct gen *g)
 {
-    int64_t when = serial_at(g, 1000);
+    int64_t when = gen_serial_at(g, 1000);
     ev_lock_terminate(g->c, g->lock_queue, when);
     ev_lock_terminate(g->c, g->lock_assets, when + 1);
     manifest_time(g->c, when + 1);
@@ -564,55 +530,55 @@ static void long_message(struct gen *g, struct gen_thread *t)
     for (int i = n; i < 300; i++)
         text[i] = (char)('a' + i % 26);
     text[300] = '\0';
-    msg_copied(g, t, TC_SEV_INFO, false, text);
+    gen_msg_copied(g, t, TC_SEV_INFO, false, text);
 }
 
 static void main_messages(struct gen *g, struct gen_thread *t, long f)
 {
     char text[128];
     if (f == 1)
-        msg_literal(g, t, g->lit, TC_SEV_DEBUG, false);
+        gen_msg_literal(g, t, g->lit, TC_SEV_DEBUG, false);
     if (f == 2)
-        msg_literal_colored(g, t, g->lit_color, 0xff2020, TC_SEV_ERROR);
+        gen_msg_literal_colored(g, t, g->lit_color, 0xff2020, TC_SEV_ERROR);
     if (f == 3)
         long_message(g, t);
     if (f == 5)
-        msg_copied(g, t, TC_SEV_INFO, true, g->fl->callstack_msg);
+        gen_msg_copied(g, t, TC_SEV_INFO, true, g->fl->callstack_msg);
     if (f == 6)
-        msg_literal(g, t, g->lit_callstack, TC_SEV_TRACE, true);
+        gen_msg_literal(g, t, g->lit_callstack, TC_SEV_TRACE, true);
     if (f % 25 == 0) {
         snprintf(text, sizeof(text), g->fl->checkpoint_fmt, f);
-        msg_copied(g, t, TC_SEV_INFO, false, text);
+        gen_msg_copied(g, t, TC_SEV_INFO, false, text);
     }
 }
 
 static void main_physics(struct gen *g, struct gen_thread *t, long f)
 {
-    zone_begin(g, t, g->loc_physics, rnd(g, 1000, 3000));
+    gen_zone_begin(g, t, g->loc_physics, gen_rnd(g, 1000, 3000));
     if (f % 2 == 0)
         zone_color(g, t, 0x00ff00 + (uint32_t)(f % 200));
     for (int i = 0; i < 3; i++) {
-        zone_begin(g, t, g->loc_integrate, rnd(g, 500, 2000));
+        gen_zone_begin(g, t, g->loc_integrate, gen_rnd(g, 500, 2000));
         zone_value(g, t, (uint64_t)(f * 1000 + i));
-        zone_end(g, t, rnd(g, 10000, 90000));
+        gen_zone_end(g, t, gen_rnd(g, 10000, 90000));
     }
-    zone_end(g, t, rnd(g, 1000, 3000));
-    frame_mark(g, t->now, g->set_physics, g->fl->physics_set);
+    gen_zone_end(g, t, gen_rnd(g, 1000, 3000));
+    gen_frame_mark(g, t->now, g->set_physics, g->fl->physics_set);
 }
 
 static void main_render(struct gen *g, struct gen_thread *t, long f)
 {
-    zone_begin(g, t, g->loc_render, rnd(g, 2000, 6000));
+    gen_zone_begin(g, t, g->loc_render, gen_rnd(g, 2000, 6000));
     for (int j = 0; j < 4; j++) {
-        zone_begin(g, t, g->loc_draw, rnd(g, 1000, 5000));
+        gen_zone_begin(g, t, g->loc_draw, gen_rnd(g, 1000, 5000));
         if (j == 0) {
             char name[48];
             snprintf(name, sizeof(name), "batch %ld", f);
             zone_name(g, t, name);
         }
-        zone_end(g, t, rnd(g, 50000, 400000));
+        gen_zone_end(g, t, gen_rnd(g, 50000, 400000));
     }
-    zone_end(g, t, rnd(g, 1000, 2000));
+    gen_zone_end(g, t, gen_rnd(g, 1000, 2000));
 }
 
 /* Main thread: one frame of nested zones, ending with the default frame
@@ -620,32 +586,34 @@ static void main_render(struct gen *g, struct gen_thread *t, long f)
 static int64_t main_frame(struct gen *g, long f, int64_t start, int64_t length)
 {
     struct gen_thread *t = &g->th[0];
-    t->now = later(t->now + 1000, start);
-    zone_begin(g, t, g->loc_loop, 0);
-    zone_begin(g, t, g->loc_update, rnd(g, 2000, 5000));
-    zone_text(g, t, "frame %ld", f);
-    zone_text(g, t, "entities %ld", 100 + f % 50);
+    t->now = gen_later(t->now + 1000, start);
+    gen_zone_begin(g, t, g->loc_loop, 0);
+    gen_zone_begin(g, t, g->loc_update, gen_rnd(g, 2000, 5000));
+    gen_zone_text(g, t, "frame %ld", f);
+    gen_zone_text(g, t, "entities %ld", 100 + f % 50);
     main_physics(g, t, f);
-    zone_end(g, t, rnd(g, 500, 1500));
+    gen_zone_end(g, t, gen_rnd(g, 500, 1500));
     if (f % 4 == 0) {
         /* every other one after a gap > 65536 ns: the 32-bit form */
-        int64_t gap = f % 8 == 0 ? rnd(g, 1000, 3000) : rnd(g, 70000, 90000);
-        zone_begin_traced(g, t, g->loc_traced, gap, f % 8 == 0 ? g->stack_a : g->stack_b);
-        zone_end(g, t, rnd(g, 20000, 40000));
+        int64_t gap = f % 8 == 0 ? gen_rnd(g, 1000, 3000) : gen_rnd(g, 70000, 90000);
+        gen_zone_begin_traced(g, t, g->loc_traced, gap, f % 8 == 0 ? g->stack_a : g->stack_b);
+        gen_zone_end(g, t, gen_rnd(g, 20000, 40000));
     }
     if (f == g->io_wait_frame) {
-        zone_begin(g, t, g->loc_io_wait, rnd(g, 1000, 2000));
-        zone_end(g, t, IO_WAIT_NS);
+        gen_zone_begin(g, t, g->loc_io_wait, gen_rnd(g, 1000, 2000));
+        g->io_begin = t->now;
+        gen_zone_end(g, t, IO_WAIT_NS);
+        g->io_end = t->now;
     }
     main_render(g, t, f);
-    zone_begin_alloc(g, t, g->loc_script, rnd(g, 3000, 8000), NULL);
-    zone_end(g, t, rnd(g, 30000, 150000));
+    gen_zone_begin_alloc(g, t, g->loc_script, gen_rnd(g, 3000, 8000), NULL);
+    gen_zone_end(g, t, gen_rnd(g, 30000, 150000));
     plot_points(g, t, f);
     main_messages(g, t, f);
-    int64_t end = later(t->now + 1000, start + length - rnd(g, 100000, 300000));
-    zone_end(g, t, end - t->now);
-    int64_t frame_end = later(start + length, t->now + 1000);
-    frame_mark(g, frame_end, 0, "Frame");
+    int64_t end = gen_later(t->now + 1000, start + length - gen_rnd(g, 100000, 300000));
+    gen_zone_end(g, t, end - t->now);
+    int64_t frame_end = gen_later(start + length, t->now + 1000);
+    gen_frame_mark(g, frame_end, 0, "Frame");
     return frame_end;
 }
 
@@ -653,29 +621,29 @@ static int64_t main_frame(struct gen *g, long f, int64_t start, int64_t length)
 static void worker_frame(struct gen *g, int w, long f, int64_t start)
 {
     struct gen_thread *t = &g->th[w];
-    t->now = later(t->now + rnd(g, 1000, 5000), start + 20000 * w);
-    zone_begin(g, t, g->loc_job_batch, 0);
+    t->now = gen_later(t->now + gen_rnd(g, 1000, 5000), start + 20000 * w);
+    gen_zone_begin(g, t, g->loc_job_batch, 0);
     for (int j = 0; j < 4; j++) {
-        zone_begin_validated(g, t, g->loc_job, rnd(g, 1000, 5000));
+        zone_begin_validated(g, t, g->loc_job, gen_rnd(g, 1000, 5000));
         if (j == 0)
-            zone_text(g, t, "job %ld.%d", f, w);
-        zone_end(g, t, rnd(g, 30000, 900000));
+            gen_zone_text(g, t, "job %ld.%d", f, w);
+        gen_zone_end(g, t, gen_rnd(g, 30000, 900000));
     }
     if (f % 3 == w % 3) {
         int64_t load_start = t->now;
-        zone_begin_alloc(g, t, g->loc_load, rnd(g, 5000, 20000), f % 10 == 0 ? g->stack_b : NULL);
-        zone_end(g, t, rnd(g, 100000, 2000000));
+        gen_zone_begin_alloc(g, t, g->loc_load, gen_rnd(g, 5000, 20000), f % 10 == 0 ? g->stack_b : NULL);
+        gen_zone_end(g, t, gen_rnd(g, 100000, 2000000));
         if (w == 1)
             frame_span(g, load_start, t->now + 1);
     }
     if (w == 1 && f % 20 == 10) {
         char text[128];
         snprintf(text, sizeof(text), g->fl->slow_fmt, f);
-        msg_colored(g, t, 0xffa000, TC_SEV_WARNING, false, text);
+        gen_msg_colored(g, t, 0xffa000, TC_SEV_WARNING, false, text);
     }
     if (w == 1 && f == 8)
-        msg_colored(g, t, 0x00c0ff, TC_SEV_INFO, true, g->fl->color_callstack_msg);
-    zone_end(g, t, rnd(g, 1000, 5000));
+        gen_msg_colored(g, t, 0x00c0ff, TC_SEV_INFO, true, g->fl->color_callstack_msg);
+    gen_zone_end(g, t, gen_rnd(g, 1000, 5000));
 }
 
 /* Locks and memory: events that carry their own thread id. */
@@ -684,17 +652,17 @@ static void serial_frame(struct gen *g, long f, int64_t start)
     struct gen_thread *main = &g->th[0];
     struct gen_thread *a = g->n_threads > 1 ? &g->th[1] : main;
     struct gen_thread *b = g->n_threads > 2 ? &g->th[2] : main;
-    g->serial_now = later(g->serial_now + 1000, start + 100000);
+    g->serial_now = gen_later(g->serial_now + 1000, start + 100000);
     lock_exclusive_round(g, g->lock_queue, g->fl->lock_queue_name, a, b);
     if (f % 5 == 0)
         lock_shared_round(g, a, b);
-    mem_pair(g, main, 0x10000000ull + (uint64_t)(f % 16) * 0x10000, 4096 + (uint64_t)(f % 1000),
+    gen_mem_pair(g, main, 0x10000000ull + (uint64_t)(f % 16) * 0x10000, 4096 + (uint64_t)(f % 1000),
              0, f == 0);
     if (f % 10 == 0)
-        mem_pair(g, main, 0x20000000ull + (uint64_t)(f % 8) * 0x100000, 1 << 20, g->pool, f == 0);
+        gen_mem_pair(g, main, 0x20000000ull + (uint64_t)(f % 8) * 0x100000, 1 << 20, g->pool, f == 0);
 }
 
-static int64_t gen_frame(struct gen *g, long f, int64_t start, int64_t length)
+int64_t gen_frame(struct gen *g, long f, int64_t start, int64_t length)
 {
     int64_t end = main_frame(g, f, start, length);
     for (int w = 1; w < g->n_threads; w++)
@@ -703,14 +671,14 @@ static int64_t gen_frame(struct gen *g, long f, int64_t start, int64_t length)
     return end;
 }
 
-static bool should_flush(const struct gen *g, long f)
+bool gen_should_flush(const struct gen *g, long f)
 {
     return f < 16 || (f + 1) % g->flush_every == 0;
 }
 
 /* ------------------------------------------------------------ scenarios */
 
-static void gen_init(struct gen *g, struct tc_client *c, const struct flavor *fl, long dflt_zones)
+static void gen_setup(struct gen *g, struct tc_client *c, const struct flavor *fl, long dflt_zones)
 {
     memset(g, 0, sizeof(*g));
     g->c = c;
@@ -728,16 +696,21 @@ static void gen_init(struct gen *g, struct tc_client *c, const struct flavor *fl
     register_names(g);
 }
 
+void gen_start(struct gen *g, struct tc_client *c, long dflt_zones)
+{
+    gen_setup(g, c, &normal_flavor, dflt_zones);
+}
+
 /* Generate g->frames frames of invented time; false if the session ended. */
 static bool run_frames(struct gen *g)
 {
     int64_t start = g->c->init_end + 1000000;
-    emit_preamble(g, start - 500000);
+    gen_preamble(g, start - 500000);
     for (long f = 0; f < g->frames; f++) {
         if (!session_active(g->c))
             return false;
-        start = gen_frame(g, f, start, FRAME_NS + rnd(g, -500000, 500000));
-        if (should_flush(g, f))
+        start = gen_frame(g, f, start, FRAME_NS + gen_rnd(g, -500000, 500000));
+        if (gen_should_flush(g, f))
             session_flush(g->c);
         else
             session_pump(g->c);
@@ -748,9 +721,9 @@ static bool run_frames(struct gen *g)
 static void run_generated(struct tc_client *c, const struct flavor *fl, long dflt_zones)
 {
     struct gen g;
-    gen_init(&g, c, fl, dflt_zones);
+    gen_setup(&g, c, fl, dflt_zones);
     if (run_frames(&g))
-        emit_epilogue(&g);
+        gen_epilogue(&g);
     session_finish(c);
 }
 
@@ -758,10 +731,10 @@ static void run_generated(struct tc_client *c, const struct flavor *fl, long dfl
 static void run_stream(struct tc_client *c)
 {
     struct gen g;
-    gen_init(&g, c, &normal_flavor, 0);
+    gen_setup(&g, c, &normal_flavor, 0);
     g.io_wait_frame = -1;
-    int64_t start = later(session_ticks_now(c), c->init_end + 1000);
-    emit_preamble(&g, start);
+    int64_t start = gen_later(session_ticks_now(c), c->init_end + 1000);
+    gen_preamble(&g, start);
     start += 10000;
     int64_t stop = tc_now_ns() + (int64_t)(c->opt.seconds * 1e9);
     for (long f = 0; session_active(c) && tc_now_ns() < stop; f++) {
@@ -770,10 +743,10 @@ static void run_stream(struct tc_client *c)
         int64_t wait_ms = (end - session_ticks_now(c)) / 1000000;
         if (wait_ms > 0)
             session_idle(c, (int)wait_ms);
-        start = later(end, session_ticks_now(c));
+        start = gen_later(end, session_ticks_now(c));
     }
     if (session_active(c))
-        emit_epilogue(&g);
+        gen_epilogue(&g);
     session_finish(c);
 }
 
@@ -781,17 +754,17 @@ static void run_stream(struct tc_client *c)
 static void run_open_zones(struct tc_client *c)
 {
     struct gen g;
-    gen_init(&g, c, &normal_flavor, 1000);
+    gen_setup(&g, c, &normal_flavor, 1000);
     if (run_frames(&g)) {
         struct gen_thread *main = &g.th[0];
         main->now += 1000000;
-        zone_begin(&g, main, g.loc_loop, 0);
+        gen_zone_begin(&g, main, g.loc_loop, 0);
         if (g.n_threads > 1) {
             struct gen_thread *w = &g.th[1];
-            w->now = later(w->now, main->now) + 5000;
-            zone_begin(&g, w, g.loc_job_batch, 0);
+            w->now = gen_later(w->now, main->now) + 5000;
+            gen_zone_begin(&g, w, g.loc_job_batch, 0);
         } else {
-            zone_begin(&g, main, g.loc_update, 5000);
+            gen_zone_begin(&g, main, g.loc_update, 5000);
         }
     }
     session_finish(c);
@@ -812,10 +785,10 @@ static void unrecorded_filler(struct tc_client *c, int64_t t)
 static void run_failure(struct tc_client *c)
 {
     struct gen g;
-    gen_init(&g, c, &normal_flavor, 500);
+    gen_setup(&g, c, &normal_flavor, 500);
     g.io_wait_frame = -1;
     int64_t start = c->init_end + 1000000;
-    emit_preamble(&g, start - 500000);
+    gen_preamble(&g, start - 500000);
     for (long f = 0; f < g.frames && session_active(c); f++) {
         start = gen_frame(&g, f, start, FRAME_NS);
         session_flush(c);
@@ -844,6 +817,12 @@ static void run_failure(struct tc_client *c)
     }
 }
 
+void scenario_configure(struct tc_client *c)
+{
+    if (c->opt.scenario == TC_SCEN_EVERYTHING || c->opt.scenario == TC_SCEN_ON_DEMAND)
+        scenario_ext_configure(c);
+}
+
 void scenario_run(struct tc_client *c)
 {
     switch (c->opt.scenario) {
@@ -868,6 +847,15 @@ void scenario_run(struct tc_client *c)
     case TC_SCEN_GARBAGE:
         run_failure(c);
         break;
+    case TC_SCEN_EVERYTHING:
+        scenario_run_everything(c);
+        break;
+    case TC_SCEN_CRASH:
+        scenario_run_crash(c);
+        break;
+    case TC_SCEN_ON_DEMAND:
+        scenario_run_on_demand(c);
+        break;
     case TC_SCEN_NOT_AVAILABLE:
     case TC_SCEN_DROP:
         break; /* handled during the handshake */
@@ -888,6 +876,9 @@ static const struct {
     { "drop", TC_SCEN_DROP },
     { "open-zones", TC_SCEN_OPEN_ZONES },
     { "no-answer", TC_SCEN_NO_ANSWER },
+    { "everything", TC_SCEN_EVERYTHING },
+    { "crash", TC_SCEN_CRASH },
+    { "on-demand", TC_SCEN_ON_DEMAND },
 };
 
 bool scenario_parse(const char *name, enum tc_scenario *out)
@@ -904,5 +895,5 @@ bool scenario_parse(const char *name, enum tc_scenario *out)
 const char *scenario_names(void)
 {
     return "normal, example, stream, disconnect-mid-frame, reset, garbage, not-available, "
-           "drop, open-zones, no-answer";
+           "drop, open-zones, no-answer, everything, crash, on-demand";
 }

@@ -10,6 +10,10 @@ bool scenario_parse(const char *name, enum tc_scenario *out);
 /* Comma-separated list of the scenario names (for --help). */
 const char *scenario_names(void);
 
+/* Set the scenario's WelcomeMessage values (flags, exectime, sampling
+ * period, on-demand payload) before any connection. */
+void scenario_configure(struct tc_client *c);
+
 /* Run the selected scenario on the established session (after the
  * welcome), including its ending (Terminate, or an abrupt failure). */
 void scenario_run(struct tc_client *c);

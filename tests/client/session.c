@@ -1,7 +1,8 @@
 /* session.c - the client side of a Tracy connection for
  * tracy-test-client: listen, accept, the handshake of spec §2 (including
  * turning away other protocol versions and the not-available / drop
- * behaviours), the WelcomeMessage, servicing queries between sends, the
+ * behaviours), the WelcomeMessage (and on-demand payload), servicing
+ * queries between sends, the
  * normal Terminate / Disconnect endings of §8, and the abrupt endings used
  * by the failure scenarios. */
 #include "session.h"
@@ -168,10 +169,10 @@ static void build_welcome(const struct tc_client *c, uint8_t *w)
     put_le(w + 16, (uint64_t)c->init_end, 8);
     put_le(w + 24, 10, 8);                     /* resolution: 10 ticks */
     put_le(w + 32, (uint64_t)time(NULL), 8);   /* epoch */
-    put_le(w + 40, 0, 8);                      /* exectime unknown */
+    put_le(w + 40, c->welcome.exectime, 8);    /* 0: unknown */
     put_le(w + 48, (uint64_t)getpid(), 8);
-    put_le(w + 56, 0, 8);                      /* samplingPeriod */
-    w[64] = 0;                                 /* flags: no CodeTransfer */
+    put_le(w + 56, (uint64_t)c->welcome.sampling_period, 8);
+    w[64] = c->welcome.flags;                  /* normal: none, no CodeTransfer */
     w[65] = TC_CPU_ARCH_X64;
     memcpy(w + 66, "TestClient  ", 12);
     put_le(w + 78, 0, 4);                      /* cpuId */
@@ -376,6 +377,12 @@ static void serve_session(struct tc_client *c, int fd)
     wire_send_raw(c, &status, 1);
     build_welcome(c, welcome);
     wire_send_raw(c, welcome, sizeof(welcome));
+    if (c->welcome.flags & TC_WELCOME_ON_DEMAND) {
+        uint8_t payload[TC_ON_DEMAND_SIZE];
+        put_le(payload, c->welcome.ondemand_frames, 8);
+        put_le(payload + 8, (uint64_t)c->welcome.ondemand_time, 8);
+        wire_send_raw(c, payload, sizeof(payload));
+    }
     ev_reset(c);
     c->disconnecting = c->terminate_sent = false;
     scenario_run(c);
