@@ -208,6 +208,7 @@ enum tc_counter_kind {
     TC_CNT_SAMPLES,          /* key thread id; count samples */
     TC_CNT_CTX_SWITCH,       /* key thread id; count records */
     TC_CNT_SECTION,          /* key category; count items */
+    TC_CNT_SOURCE,           /* key name hash; count bytes, count2 answers */
     TC_CNT_KINDS,
 };
 
@@ -219,13 +220,13 @@ struct tc_gpu_zone_rec {
 
 /* Counts of the event families beyond CPU zones, for the manifest. */
 struct tc_facts {
-    uint64_t gpu_zones, samples, ctx_switch_samples, context_switches, cpu_slices;
+    uint64_t gpu_zones, samples, ctx_switch_samples, cpu_slices;
     uint64_t wakeups, cpu_topology, tid_to_pid, external_names, hw_samples;
     uint64_t sys_time, power_reports, fibers, fiber_zones, sections, sections_open;
     uint64_t frame_images, mem_discards, lock_marks, alloc_callstack_frames;
-    uint64_t symbols_answered, symbol_code_answered, symbol_code_bytes;
-    uint64_t source_files_answered, source_file_bytes, source_files_missing;
+    uint64_t symbols_answered, symbol_code_answered, symbol_code_bytes, source_files_missing;
     uint64_t params, crash, group_hints, vsync_frames;
+    int64_t crash_time_ns;
 };
 
 struct tc_manifest {

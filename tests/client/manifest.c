@@ -6,6 +6,8 @@
  * one space; the LAST field of a line (a name or a text) runs to the end
  * of the line and may contain spaces. Lines starting with '#' are comments.
  * Times are server nanoseconds: T(t) = t - initBegin (timerMul is 1.0).
+ * Every key below is always present (0 when a family was not sent), except
+ * the per-item lines and crash_time_ns.
  *
  *   format 1
  *   scenario NAME
@@ -13,12 +15,17 @@
  *   program NAME                  WelcomeMessage.programName
  *   pid N
  *   init_begin TICKS              WelcomeMessage.initBegin (time origin)
- *   end REASON                    terminate | server-closed | disconnect |
+ *   end REASON                    terminate | server-closed | disconnect | crash |
  *                                 disconnect-mid-frame | reset | garbage-KIND |
  *                                 not-available | drop | timeout | no-session
- *   threads N                     application threads that carried events
- *   thread TID NAME               (name as answered to ThreadString)
- *   zones N                       closed zones (end > start), all sources
+ *   threads N                     thread records the server should hold: application
+ *                                 threads that carried events (also those seen only
+ *                                 in samples) and fibers
+ *   thread TID NAME               (name as answered to ThreadString / FiberName;
+ *                                 a fiber's TID is (1 << 32) | n, n = order of
+ *                                 first FiberEnter)
+ *   zones N                       closed zones (end > start), all sources (also
+ *                                 those closed inside fibers)
  *   zones_open N                  zones begun and never ended
  *   zone COUNT TOTAL_NS FILE LINE NAME
  *                                 per source location with COUNT > 0 closed
@@ -26,20 +33,78 @@
  *                                 (srcloc name, else function); TOTAL_NS is
  *                                 csvexport's total_ns
  *   frames N                      default frame set marks sent (FrameMarkMsg
- *                                 with name 0; the server adds its own)
+ *                                 with name 0; the server adds 2 of its own, 3
+ *                                 on demand)
  *   frameset COUNT continuous|discontinuous NAME
  *                                 named frame sets (COUNT marks / start-end pairs)
  *   messages N
  *   message TIME_NS TEXT          every message (copied, colored, literal), sorted
  *                                 by time (times are unique)
  *   appinfo TEXT                  MessageAppInfo texts, in order
- *   plots N
- *   plot POINTS NAME
+ *   plots N                       plots the trace holds: user plots, the system
+ *                                 time plot and power plots (not memory plots)
+ *   plot POINTS NAME              NAME "(system time)" for the SysTimeReport plot;
+ *                                 a power plot (NAME = RAPL domain) has one point
+ *                                 less than its reports
  *   locks N
  *   lock ID EVENTS NAME           NAME = LockName text; EVENTS = wait/obtain/release
- *   mempool ALLOCS FREES NAME     NAME "(default)" for the default pool
- *   callstacks N                  call-stack payloads sent
- *   last_event_ns T               largest event time sent
+ *   mempool ALLOCS FREES NAME     NAME "(default)" for the default pool; FREES
+ *                                 includes blocks freed by MemDiscard
+ *   callstacks N                  distinct call stacks, as the server interns them
+ *                                 (same frames = one stack; an allocated stack
+ *                                 with a native part adds both)
+ *   last_event_ns T               largest event time the server takes as lastTime
+ *                                 (incl. converted GPU times)
+ *   welcome_flags N               WelcomeMessage.flags (1 OnDemand, 4 CodeTransfer)
+ *   sampling_period N             WelcomeMessage.samplingPeriod (ns)
+ *   on_demand_frames N            OnDemandPayload.frames (0 unless on demand)
+ *   gpu_contexts N
+ *   gpu_context ZONES TYPE NAME   per context: GPU zones, GpuContextType (1 OpenGL,
+ *                                 2 Vulkan), GpuContextName
+ *   gpu_zones N                   GPU zones (each with begin and end GpuTime)
+ *   gpu_zone START_NS DURATION_NS NAME
+ *                                 every GPU zone as tracy-csvexport -g prints it
+ *                                 (converted GPU start, GPU duration)
+ *   samples N                     samples the server stores in thread sample lists
+ *                                 (CallstackSample* and CallstackSampleContextSwitch*)
+ *   thread_samples TID N NAME     per thread
+ *   ctx_switch_samples N          context-switch samples (also counted in samples)
+ *   context_switches N            per-thread context-switch records the trace keeps:
+ *                                 one per switch-in (reusing the record a wakeup of a
+ *                                 sleeping thread made) and one per FiberEnter,
+ *                                 saved for threads with zones or samples only
+ *   context_switch TID N NAME     per such thread or fiber
+ *   context_switches_external N   records of other processes' threads (held in
+ *                                 memory, not saved)
+ *   cpu_slices N                  per-CPU records (ContextSwitch with a new thread)
+ *   wakeups N                     ThreadWakeup events
+ *   cpu_topology N                CpuTopology events (logical CPUs)
+ *   tid_to_pid N                  TidToPid events (sent with ExternalName answers)
+ *   external_names N              ExternalName queries answered
+ *   hw_samples N                  HwSample* events, all six kinds (some at time 0)
+ *   sys_time N                    SysTimeReport events
+ *   power_reports N               SysPowerReport events
+ *   fibers N                      fibers (thread records, also in threads)
+ *   fiber_zones N                 zones closed while running in a fiber
+ *   group_hints N                 ThreadGroupHint events (after ThreadName answers)
+ *   sections N                    sections (SectionEnter events)
+ *   sections_open N               sections never left
+ *   section CATEGORY ITEMS DESCRIPTION
+ *                                 per category; "(none)" when its SectionSetup
+ *                                 carried no string (on-demand replay)
+ *   frame_images N                FrameImage events (each attaches to a frame)
+ *   vsync_frames N                FrameVsync events (one id: a frame set of its own)
+ *   mem_discards N                MemDiscard / MemDiscardCallstack events
+ *   lock_marks N                  LockMark events
+ *   alloc_callstack_frames N      distinct allocated (Lua-style) frames
+ *   symbols_answered N            SymbolInformation answers (= symbols in the trace)
+ *   symbol_code_answered N BYTES  SymbolCode answers and their code bytes
+ *   source_files_answered N BYTES distinct source files sent and their bytes
+ *   source_file BYTES NAME        each of them
+ *   source_files_missing N        AckSourceCodeNotAvailable answers
+ *   params N                      ParamSetup events
+ *   crash N                       1 after a Crash
+ *   crash_time_ns T               the CrashReport time (only after a crash)
  *   event TYPE COUNT              events sent per QueueType value (decimal),
  *                                 compact forms counted separately
  *   query TYPE COUNT              queries received per ServerQuery value
@@ -67,6 +132,7 @@ static const char *const counter_prefix[] = {
     [TC_CNT_SAMPLES] = "thread_samples",
     [TC_CNT_CTX_SWITCH] = "context_switch",
     [TC_CNT_SECTION] = "section",
+    [TC_CNT_SOURCE] = "source_file",
 };
 
 static void *grow(void *base, size_t *cap, size_t n, size_t elem)
@@ -123,6 +189,16 @@ void manifest_alloc_frame(struct tc_client *c, uint64_t hash)
 {
     hash_set_add(&c->man.alloc_frames, &c->man.n_alloc_frames, &c->man.cap_alloc_frames, hash);
     c->man.facts.alloc_callstack_frames = c->man.n_alloc_frames;
+}
+
+void manifest_source_file(struct tc_client *c, const char *file, size_t bytes)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = file; *p; p++)
+        h = (h ^ (uint8_t)*p) * 1099511628211ull;
+    struct tc_named_counter *e = manifest_counter(c, TC_CNT_SOURCE, h, file);
+    e->count = bytes;
+    e->count2++;
 }
 
 void manifest_gpu_zone(struct tc_client *c, int64_t start_ns, int64_t duration_ns,
@@ -263,9 +339,13 @@ static void write_counters(FILE *f, const struct tc_manifest *m, enum tc_counter
                     (unsigned long long)e->count2, e->name);
             break;
         case TC_CNT_PLOT:
+        case TC_CNT_SOURCE:
+            fprintf(f, "%s %llu %s\n", prefix, (unsigned long long)e->count, e->name);
+            break;
         case TC_CNT_SAMPLES:
         case TC_CNT_CTX_SWITCH:
-            fprintf(f, "%s %llu %s\n", prefix, (unsigned long long)e->count, e->name);
+            fprintf(f, "%s %llu %llu %s\n", prefix, (unsigned long long)e->key,
+                    (unsigned long long)e->count, e->name);
             break;
         case TC_CNT_GPU_CONTEXT:
             fprintf(f, "%s %llu %llu %s\n", prefix, (unsigned long long)e->count,
@@ -314,15 +394,53 @@ static void write_gpu(FILE *f, const struct tc_manifest *m)
                 (long long)m->gpu_zones[i].duration_ns, m->gpu_zones[i].name);
 }
 
-/* Sampling, scheduling and the other system-tracing families. */
-static void write_system(FILE *f, const struct tc_manifest *m)
+/* Records of this program's threads and fibers, which the trace keeps,
+ * apart from other processes' threads, which it drops. */
+static void write_context_switches(FILE *f, const struct tc_client *c)
 {
+    const struct tc_manifest *m = &c->man;
+    uint64_t kept = 0, external = 0;
+    for (size_t i = 0; i < m->n_counters; i++) {
+        const struct tc_named_counter *e = &m->counters[i];
+        if (e->kind != TC_CNT_CTX_SWITCH)
+            continue;
+        const struct tc_thread_entry *t = names_find_thread_entry(c, e->key);
+        *(t && t->external ? &external : &kept) += e->count;
+    }
+    write_count(f, "context_switches", kept);
+    for (size_t i = 0; i < m->n_counters; i++) {
+        const struct tc_named_counter *e = &m->counters[i];
+        const struct tc_thread_entry *t = names_find_thread_entry(c, e->key);
+        if (e->kind == TC_CNT_CTX_SWITCH && !(t && t->external))
+            fprintf(f, "context_switch %llu %llu %s\n", (unsigned long long)e->key,
+                    (unsigned long long)e->count, e->name);
+    }
+    write_count(f, "context_switches_external", external);
+}
+
+static void write_sources(FILE *f, const struct tc_manifest *m)
+{
+    uint64_t files = 0, bytes = 0;
+    for (size_t i = 0; i < m->n_counters; i++)
+        if (m->counters[i].kind == TC_CNT_SOURCE) {
+            files++;
+            bytes += m->counters[i].count;
+        }
+    fprintf(f, "source_files_answered %llu %llu\n", (unsigned long long)files,
+            (unsigned long long)bytes);
+    write_counters(f, m, TC_CNT_SOURCE);
+    write_count(f, "source_files_missing", m->facts.source_files_missing);
+}
+
+/* Sampling, scheduling and the other system-tracing families. */
+static void write_system(FILE *f, const struct tc_client *c)
+{
+    const struct tc_manifest *m = &c->man;
     const struct tc_facts *x = &m->facts;
     write_count(f, "samples", x->samples);
     write_counters(f, m, TC_CNT_SAMPLES);
     write_count(f, "ctx_switch_samples", x->ctx_switch_samples);
-    write_count(f, "context_switches", x->context_switches);
-    write_counters(f, m, TC_CNT_CTX_SWITCH);
+    write_context_switches(f, c);
     write_count(f, "cpu_slices", x->cpu_slices);
     write_count(f, "wakeups", x->wakeups);
     write_count(f, "cpu_topology", x->cpu_topology);
@@ -350,11 +468,11 @@ static void write_more(FILE *f, const struct tc_manifest *m)
     write_count(f, "symbols_answered", x->symbols_answered);
     fprintf(f, "symbol_code_answered %llu %llu\n", (unsigned long long)x->symbol_code_answered,
             (unsigned long long)x->symbol_code_bytes);
-    fprintf(f, "source_files_answered %llu %llu\n", (unsigned long long)x->source_files_answered,
-            (unsigned long long)x->source_file_bytes);
-    write_count(f, "source_files_missing", x->source_files_missing);
+    write_sources(f, m);
     write_count(f, "params", x->params);
     write_count(f, "crash", x->crash);
+    if (x->crash)
+        fprintf(f, "crash_time_ns %lld\n", (long long)x->crash_time_ns);
 }
 
 static void write_traffic(FILE *f, const struct tc_client *c)
@@ -397,7 +515,7 @@ bool manifest_write(struct tc_client *c, const char *path)
     fprintf(f, "callstacks %zu\nlast_event_ns %lld\n", m->n_callstacks, (long long)m->last_ns);
     write_welcome(f, c);
     write_gpu(f, m);
-    write_system(f, m);
+    write_system(f, c);
     write_more(f, m);
     write_traffic(f, c);
     if (m->note)

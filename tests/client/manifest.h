@@ -24,6 +24,8 @@ void manifest_time_ns(struct tc_client *c, int64_t ns);
 void manifest_callstack(struct tc_client *c, uint64_t hash);
 /* An allocated (Lua-style) frame the server interns, by content hash. */
 void manifest_alloc_frame(struct tc_client *c, uint64_t hash);
+/* A source file sent on a SourceCode query (files sent twice count once). */
+void manifest_source_file(struct tc_client *c, const char *file, size_t bytes);
 /* A GPU zone as csvexport -g reports it (server ns); name is borrowed. */
 void manifest_gpu_zone(struct tc_client *c, int64_t start_ns, int64_t duration_ns,
                        const char *name);

@@ -16,6 +16,7 @@
 
 #include "code.h"
 #include "events.h"
+#include "manifest.h"
 #include "names.h"
 
 static const char *const query_names[TC_SQ_COUNT] = {
@@ -61,7 +62,7 @@ static void answer_thread_string(struct tc_client *c, uint64_t tid)
 {
     const struct tc_thread_entry *t = names_find_thread_entry(c, tid);
     ev_string_transfer(c, TC_EV_THREAD_NAME, tid, t ? t->name : "???");
-    if (t && t->group_hint != 0) {
+    if (t && t->group_hint != 0 && !c->disconnecting) { /* queued: dropped after Disconnect */
         ev_thread_group_hint(c, (uint32_t)tid, t->group_hint);
         c->man.facts.group_hints++;
     }
@@ -128,13 +129,16 @@ static void answer_symbol(struct tc_client *c, uint64_t sym_addr)
     c->man.facts.symbols_answered++;
 }
 
-/* User-space code is copied at once; kernel code is not readable. */
+/* User-space code is copied at once; kernel code is looked for on the
+ * symbol thread and is not readable (no /proc/kcore access). */
 static void answer_symbol_code(struct tc_client *c, uint64_t sym_addr, uint32_t size)
 {
     const struct tc_symbol_entry *s = names_find_symbol(c, sym_addr);
     uint8_t code[4096];
     size_t n = s && size <= s->len ? code_symbol_bytes(c, s, code, sizeof(code)) : 0;
     if (n == 0) {
+        if (sym_addr >> 63 != 0)
+            symbol_thread(c);
         ev_ack(c, TC_EV_ACK_SYMBOL_CODE_NOT_AVAILABLE);
         return;
     }
@@ -185,8 +189,7 @@ static void answer_source_code(struct tc_client *c, uint32_t id)
         size_t len;
         char *text = code_source_text(c, file, &len);
         ev_source_code(c, id, text, (uint32_t)len);
-        c->man.facts.source_files_answered++;
-        c->man.facts.source_file_bytes += len;
+        manifest_source_file(c, file, len);
         free(text);
     } else {
         ev_ack_source_code(c, id);
@@ -195,11 +198,14 @@ static void answer_source_code(struct tc_client *c, uint32_t id)
     transfer_reset(&c->xfer);
 }
 
-/* Queries the upstream client answers from its symbol thread. */
-static bool is_asynchronous(uint8_t type)
+/* Queries the upstream client answers from its symbol thread (kernel
+ * symbols are answered at once, kernel code is read there). */
+static bool is_asynchronous(const struct tc_query *q)
 {
-    return type == TC_SQ_CALLSTACK_FRAME || type == TC_SQ_SYMBOL || type == TC_SQ_SOURCE_CODE ||
-           type == TC_SQ_EXTERNAL_NAME;
+    bool kernel = q->ptr >> 63 != 0;
+    return q->type == TC_SQ_CALLSTACK_FRAME || (q->type == TC_SQ_SYMBOL && !kernel) ||
+           (q->type == TC_SQ_SYMBOL_CODE && kernel) || q->type == TC_SQ_SOURCE_CODE ||
+           q->type == TC_SQ_EXTERNAL_NAME;
 }
 
 void queries_free(struct tc_client *c)
@@ -209,7 +215,7 @@ void queries_free(struct tc_client *c)
 
 bool queries_answer(struct tc_client *c, const struct tc_query *q)
 {
-    if (c->disconnecting && is_asynchronous(q->type))
+    if (c->disconnecting && is_asynchronous(q))
         return true;
     switch (q->type) {
     case TC_SQ_STRING:
