@@ -282,7 +282,119 @@ static void check_zones_match_manifest(const char *manifest, const char *csv)
     ck_assert_int_gt(checked, 5);
 }
 
+/* The manifest's counts of every feature against the reader's summary of
+ * the saved file. Returns how many pairs were compared. */
+static int check_counts_match_manifest(const char *man, const char *sum)
+{
+    static const struct { const char *manifest, *summary; } pairs[] = {
+        { "threads", "threads" },           { "messages", "messages" },
+        { "plots", "plots" },               { "locks", "locks" },
+        { "callstacks", "callstacks" },     { "gpu_contexts", "gpuContexts" },
+        { "gpu_zones", "gpuZones" },        { "samples", "samples" },
+        { "context_switches", "contextSwitches" }, { "cpu_slices", "ctxSwitchPerCpu" },
+        { "hw_samples", "hwSamples" },      { "frame_images", "frameImages" },
+        { "symbols_answered", "symbols" },  { "symbol_code_answered", "symbolCode" },
+        { "source_files_answered", "sourceFiles" }, { "last_event_ns", "lastTime" },
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        long long want = manifest_value(man, pairs[i].manifest);
+        if (want < 0) continue;
+        ck_assert_msg(summary_value(sum, pairs[i].summary) == want, "%s: the client sent %lld, the file has %lld",
+                      pairs[i].manifest, want, summary_value(sum, pairs[i].summary));
+        n++;
+    }
+    /* zones, including those never ended */
+    long long zones = manifest_value(man, "zones") + (manifest_value(man, "zones_open") > 0 ? manifest_value(man, "zones_open") : 0);
+    ck_assert_int_eq(summary_value(sum, "zones"), zones);
+    /* byte counts ride on the same manifest lines */
+    const char *p = strstr(man, "\nsymbol_code_answered ");
+    if (p) {
+        long long count, bytes;
+        if (sscanf(p + 22, "%lld %lld", &count, &bytes) == 2)
+            ck_assert_int_eq(summary_value(sum, "symbolCodeBytes"), bytes);
+    }
+    p = strstr(man, "\nsource_files_answered ");
+    if (p) {
+        long long count, bytes;
+        if (sscanf(p + 23, "%lld %lld", &count, &bytes) == 2)
+            ck_assert_int_eq(summary_value(sum, "sourceFileBytes"), bytes);
+    }
+    return n;
+}
+
+/* Every "gpu_zone START DURATION NAME" line must be a row of the reader's
+ * -g output: NAME,FILE,START,DURATION. */
+static void check_gpu_rows_match_manifest(const char *man, const char *gpu_csv)
+{
+    int n = 0;
+    for (const char *p = strstr(man, "\ngpu_zone "); p; p = strstr(p + 1, "\ngpu_zone ")) {
+        long long start, dur;
+        int off = 0;
+        if (sscanf(p + 10, "%lld %lld %n", &start, &dur, &off) != 2) continue;
+        const char *name = p + 10 + off;
+        size_t nlen = strcspn(name, "\n");
+        char head[256], tail[64];
+        snprintf(head, sizeof head, "\n%.*s,", (int)nlen, name);
+        snprintf(tail, sizeof tail, ",%lld,%lld\n", start, dur);
+        bool found = false;
+        for (const char *r = strstr(gpu_csv, head); r && !found; r = strstr(r + 1, head)) {
+            const char *eol = strchr(r + 1, '\n');
+            const char *t = strstr(r, tail);
+            found = t && eol && t + 1 < eol + 1 && t < eol;
+        }
+        ck_assert_msg(found, "GPU zone %.*s at %lld (%lld ns) not in the file", (int)nlen, name, start, dur);
+        n++;
+    }
+    ck_assert_int_eq(n, manifest_value(man, "gpu_zones"));
+}
+
+/* Capture a scenario and check every family against its manifest. */
+static void check_scenario(const char *scenario, const char *extra_expect)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", scenario, "--manifest", t.manifest, NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", "--end-timeout", "5", NULL);
+    ck_assert_int_eq(client_finish(&c), 0);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(r.seconds < 5, "took %.1f s: %s", r.seconds, r.err);
+    char *man = read_file(t.manifest);
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum = read_file(t.summary);
+    ck_assert_int_ge(check_counts_match_manifest(man, sum), 14);
+    if (manifest_value(man, "gpu_zones") > 0) {
+        ck_assert_int_eq(reader_run("-g", t.out, t.csv), 0);
+        char *gpu = read_file(t.csv);
+        check_gpu_rows_match_manifest(man, gpu);
+        free(gpu);
+    }
+    if (extra_expect) ck_assert_msg(strstr(sum, extra_expect), "'%s' not in:\n%s", extra_expect, sum);
+    free(sum);
+    free(man);
+    free(r.err);
+    tmp_remove(&t);
+}
+
 /* ---- tests ------------------------------------------------------------------------------- */
+
+START_TEST(every_event_family_is_saved)
+{
+    check_scenario("everything", "section category 2: 8 items");
+}
+END_TEST
+
+START_TEST(crashed_client_ends_by_itself_and_is_saved)
+{
+    check_scenario("crash", "crash: thread 1000 time ");
+}
+END_TEST
+
+START_TEST(on_demand_client_with_deferred_items)
+{
+    check_scenario("on-demand", "onDemand: 1");
+}
+END_TEST
+
 
 START_TEST(normal_session_is_saved_completely)
 {
@@ -544,6 +656,9 @@ static Suite *e2e_suite(void)
     TCase *tc = tcase_create("sessions");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, normal_session_is_saved_completely);
+    tcase_add_test(tc, every_event_family_is_saved);
+    tcase_add_test(tc, crashed_client_ends_by_itself_and_is_saved);
+    tcase_add_test(tc, on_demand_client_with_deferred_items);
     tcase_add_test(tc, client_disconnecting_mid_frame_keeps_what_arrived);
     tcase_add_test(tc, connection_reset_keeps_what_arrived);
     tcase_add_test(tc, protocol_mismatch_exits_1_and_writes_nothing);

@@ -138,6 +138,9 @@ static void write_item_lines(const tf_model *m, FILE *out)
     for (size_t i = 0; i < m->source_file_count; i++)
         fprintf(out, "source file cached: %s (%u bytes)\n", m->str_pool + m->source_files[i].name_off,
                 m->source_files[i].data_len);
+    if (m->crash.thread || m->crash.time || m->crash.message)
+        fprintf(out, "crash: thread %" PRIu64 " time %" PRId64 " message '%s' callstack %u\n", m->crash.thread,
+                m->crash.time, model_pointer_text(m, m->crash.message), m->crash.callstack);
 }
 
 void summary_write(const tf_model *m, FILE *out)
