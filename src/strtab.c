@@ -39,31 +39,47 @@ static char *arena_alloc(strtab_t *t, size_t n)
     return p;
 }
 
-static void table_insert(strtab_t *t, uint32_t idx, uint64_t h)
+/* Table entries keep 32 bits of the hash beside the index, so probing and
+ * growing rarely touch the strings themselves. The slot comes from the low
+ * bits, the tag from the high ones. */
+static inline uint64_t entry_of(uint32_t idx, uint64_t h) { return (h & 0xFFFFFFFF00000000ULL) | ((uint64_t)idx + 1); }
+static inline uint32_t entry_idx(uint64_t e) { return (uint32_t)e - 1; }
+
+static void table_put(strtab_t *t, uint64_t e, size_t slot)
 {
     size_t mask = t->tcap - 1;
-    size_t i = (size_t)h & mask;
+    size_t i = slot & mask;
     while (t->table[i]) i = (i + 1) & mask;
-    t->table[i] = idx + 1;
+    t->table[i] = e;
 }
 
 static void table_grow(strtab_t *t)
 {
-    size_t cap = t->tcap ? t->tcap * 2 : 1024;
-    free(t->table);
+    size_t old_cap = t->tcap;
+    uint64_t *old = t->table;
+    size_t cap = old_cap ? old_cap * 2 : 1024;
     t->table = xcalloc(cap, sizeof *t->table);
     t->tcap = cap;
-    for (size_t i = 0; i < t->n; i++)
-        table_insert(t, (uint32_t)i, hash_bytes(t->str[i], t->len[i]));
+    /* The slot needs low hash bits the entry does not keep: recompute those
+     * from the string only when the table grows. */
+    for (size_t i = 0; i < old_cap; i++) {
+        if (!old[i]) continue;
+        uint32_t idx = entry_idx(old[i]);
+        table_put(t, old[i], (size_t)hash_bytes(t->str[idx], t->len[idx]));
+    }
+    free(old);
 }
 
 uint32_t strtab_intern(strtab_t *t, const void *p, size_t n)
 {
     if ((t->n + 1) * 2 > t->tcap) table_grow(t);
-    uint64_t h = hash_bytes(p, n);
-    size_t mask = t->tcap - 1;
-    for (size_t i = (size_t)h & mask; t->table[i]; i = (i + 1) & mask) {
-        uint32_t idx = t->table[i] - 1;
+    const uint64_t h = hash_bytes(p, n);
+    const uint64_t tag = h & 0xFFFFFFFF00000000ULL;
+    const size_t mask = t->tcap - 1;
+    size_t i = (size_t)h & mask;
+    for (; t->table[i]; i = (i + 1) & mask) {
+        if ((t->table[i] & 0xFFFFFFFF00000000ULL) != tag) continue;
+        uint32_t idx = entry_idx(t->table[i]);
         if (t->len[idx] == n && memcmp(t->str[idx], p, n) == 0) return idx;
     }
     if (t->n == t->cap) {
@@ -79,6 +95,6 @@ uint32_t strtab_intern(strtab_t *t, const void *p, size_t n)
     t->str[idx] = s;
     t->len[idx] = (uint32_t)n;
     t->bytes += n;
-    table_insert(t, idx, h);
+    t->table[i] = entry_of(idx, h);
     return idx;
 }

@@ -13,7 +13,7 @@ typedef struct {
     char **str;        /* str[i]: NUL-terminated bytes of string i */
     uint32_t *len;     /* len[i]: byte length (may contain NULs) */
     size_t n, cap;
-    uint32_t *table;   /* hash table of index+1, 0 = empty */
+    uint64_t *table;   /* hash table: (hash high bits << 32) | (index + 1), 0 = empty */
     size_t tcap;
     char *arena;       /* current arena chunk */
     size_t arena_used, arena_cap;
