@@ -1,4 +1,10 @@
-/* tfile.c - .tracy container writer (see tfile.h). */
+/* tfile.c - .tracy container writer with one compression thread per
+ * stream (see tfile.h).
+ *
+ * The producer fills chunk k into slot k % TFILE_SLOTS and hands it over;
+ * stream thread k % N compresses its chunks in order (a zstd stream is
+ * sequential); the producer writes finished blocks in chunk order and
+ * waits when all slots are in flight. */
 #include "tfile.h"
 
 #include <errno.h>
@@ -16,12 +22,52 @@ static void fail(tfile_t *t, int err, const char *what)
     }
 }
 
+/* Stream thread: compress chunks s->index, s->index + N, ... as they come. */
+static void *stream_main(void *arg)
+{
+    tfile_stream_t *s = arg;
+    tfile_t *t = s->t;
+    pthread_mutex_lock(&t->lock);
+    for (;;) {
+        while (s->next >= t->produced && !t->closing) pthread_cond_wait(&t->work, &t->lock);
+        if (s->next >= t->produced) break;
+        tfile_slot_t *sl = &t->slot[s->next % TFILE_SLOTS];
+        pthread_mutex_unlock(&t->lock);
+
+        ZSTD_inBuffer in = { sl->in, sl->in_len, 0 };
+        ZSTD_outBuffer out = { sl->out, t->outcap, 0 };
+        size_t rc = ZSTD_compressStream2(s->zc, &out, &in, ZSTD_e_flush);
+        const bool failed = ZSTD_isError(rc) || rc != 0 || in.pos != in.size;
+
+        pthread_mutex_lock(&t->lock);
+        sl->out_len = out.pos;
+        sl->failed = failed;
+        sl->ready = true;
+        s->next += (uint64_t)t->streams;
+        pthread_cond_broadcast(&t->done);
+    }
+    pthread_mutex_unlock(&t->lock);
+    return NULL;
+}
+
 int tfile_open(tfile_t *t, FILE *fp, int level, int streams)
 {
     memset(t, 0, sizeof *t);
     t->fp = fp;
     t->streams = streams < 1 ? 1 : streams > TFILE_MAX_STREAMS ? TFILE_MAX_STREAMS : streams;
+    t->outcap = ZSTD_compressBound(TFILE_CHUNK);
+    pthread_mutex_init(&t->lock, NULL);
+    pthread_cond_init(&t->work, NULL);
+    pthread_cond_init(&t->done, NULL);
+    for (int i = 0; i < TFILE_SLOTS; i++) {
+        t->slot[i].in = xmalloc(TFILE_CHUNK);
+        t->slot[i].out = xmalloc(t->outcap);
+    }
     for (int i = 0; i < t->streams; i++) {
+        tfile_stream_t *s = &t->s[i];
+        s->t = t;
+        s->index = i;
+        s->next = (uint64_t)i;
         ZSTD_CCtx *c = ZSTD_createCCtx();
         if (!c) {
             errno = ENOMEM;
@@ -29,35 +75,58 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams)
         }
         ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
         ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
-        t->zc[i] = c;
+        s->zc = c;
+        s->started = pthread_create(&s->thread, NULL, stream_main, s) == 0;
+        if (!s->started) {
+            errno = EAGAIN;
+            return -1;
+        }
     }
-    t->chunk = xmalloc(TFILE_CHUNK);
-    t->outcap = ZSTD_compressBound(TFILE_CHUNK);
-    t->out = xmalloc(t->outcap);
+    t->cur = t->slot[0].in;
     const uint8_t header[6] = { 't', 'r', 0xFD, 'P', 1, (uint8_t)t->streams };
     if (fwrite(header, 1, sizeof header, fp) != sizeof header) fail(t, errno, "writing the file header");
     t->file_bytes = sizeof header;
     return 0;
 }
 
-/* Compress the buffered chunk with its stream and write it. */
+/* Write every finished block that is next in order; with `wait_for`,
+ * block until chunk `wait_for` has been written. Called with the lock. */
+static void write_ready(tfile_t *t, uint64_t wait_for)
+{
+    while (t->written < t->produced) {
+        tfile_slot_t *sl = &t->slot[t->written % TFILE_SLOTS];
+        if (!sl->ready) {
+            if (t->written > wait_for || wait_for == UINT64_MAX) break;
+            pthread_cond_wait(&t->done, &t->lock);
+            continue;
+        }
+        if (sl->failed) fail(t, EIO, "compressing a block");
+        else if (!t->err) {
+            uint32_t size = (uint32_t)sl->out_len;
+            if (fwrite(&size, 4, 1, t->fp) != 1 || fwrite(sl->out, 1, sl->out_len, t->fp) != sl->out_len)
+                fail(t, errno, "writing a block");
+            t->file_bytes += 4 + sl->out_len;
+        }
+        sl->ready = false;
+        t->written++;
+    }
+}
+
+/* Hand the filled chunk to its stream; take the next slot. */
 static void emit_chunk(tfile_t *t)
 {
     if (t->used == 0) return;
-    ZSTD_CCtx *c = t->zc[t->nchunks % (uint64_t)t->streams];
-    ZSTD_inBuffer in = { t->chunk, t->used, 0 };
-    ZSTD_outBuffer out = { t->out, t->outcap, 0 };
-    size_t rc = ZSTD_compressStream2(c, &out, &in, ZSTD_e_flush);
-    if (ZSTD_isError(rc) || rc != 0 || in.pos != in.size) {
-        fail(t, EIO, "compressing a block");
-    } else if (!t->err) {
-        uint32_t size = (uint32_t)out.pos;
-        if (fwrite(&size, 4, 1, t->fp) != 1 || fwrite(t->out, 1, out.pos, t->fp) != out.pos)
-            fail(t, errno, "writing a block");
-        t->file_bytes += 4 + out.pos;
-    }
+    pthread_mutex_lock(&t->lock);
+    t->slot[t->produced % TFILE_SLOTS].in_len = t->used;
+    t->produced++;
+    pthread_cond_broadcast(&t->work);
+    /* the next slot must be free: its previous chunk written */
+    if (t->produced >= TFILE_SLOTS) write_ready(t, t->produced - TFILE_SLOTS);
+    else write_ready(t, UINT64_MAX);
+    pthread_mutex_unlock(&t->lock);
     t->nchunks++;
     t->used = 0;
+    t->cur = t->slot[t->produced % TFILE_SLOTS].in;
 }
 
 void tfile_write(tfile_t *t, const void *p, size_t n)
@@ -66,7 +135,7 @@ void tfile_write(tfile_t *t, const void *p, size_t n)
     t->payload_bytes += n;
     while (n > 0) {
         size_t take = TFILE_CHUNK - t->used < n ? TFILE_CHUNK - t->used : n;
-        memcpy(t->chunk + t->used, b, take);
+        memcpy(t->cur + t->used, b, take);
         t->used += take;
         b += take;
         n -= take;
@@ -77,9 +146,21 @@ void tfile_write(tfile_t *t, const void *p, size_t n)
 int tfile_close(tfile_t *t)
 {
     emit_chunk(t);
-    for (int i = 0; i < t->streams; i++) ZSTD_freeCCtx(t->zc[i]);
-    free(t->chunk);
-    free(t->out);
-    t->chunk = t->out = NULL;
+    pthread_mutex_lock(&t->lock);
+    if (t->produced) write_ready(t, t->produced - 1);
+    t->closing = true;
+    pthread_cond_broadcast(&t->work);
+    pthread_mutex_unlock(&t->lock);
+    for (int i = 0; i < t->streams; i++) {
+        if (t->s[i].started) pthread_join(t->s[i].thread, NULL);
+        ZSTD_freeCCtx(t->s[i].zc);
+    }
+    for (int i = 0; i < TFILE_SLOTS; i++) {
+        free(t->slot[i].in);
+        free(t->slot[i].out);
+    }
+    pthread_mutex_destroy(&t->lock);
+    pthread_cond_destroy(&t->work);
+    pthread_cond_destroy(&t->done);
     return t->err ? -1 : 0;
 }

@@ -1,37 +1,68 @@
 /* tfile.h - the .tracy container writer: the payload is cut into 64 KiB
  * chunks, chunk k is compressed by zstd stream k mod N (each stream one
  * never-ended zstd frame, flushed per chunk) and written as u32 size +
- * bytes after the 6-byte header (tracy-file-0.14.md section 1). */
+ * bytes after the 6-byte header (tracy-file-0.14.md section 1).
+ *
+ * Compression runs on one thread per stream while the caller goes on
+ * producing the payload; blocks are written in chunk order. */
 #ifndef TC_TFILE_H
 #define TC_TFILE_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #define TFILE_CHUNK 65536
 #define TFILE_MAX_STREAMS 16
+#define TFILE_SLOTS 32          /* chunks in flight (compressing or waiting to be written) */
 
 typedef struct {
+    uint8_t *in;                /* TFILE_CHUNK bytes */
+    size_t in_len;
+    uint8_t *out;               /* compressed block */
+    size_t out_len;
+    bool ready;                 /* compressed, waiting to be written */
+    bool failed;
+} tfile_slot_t;
+
+typedef struct tfile tfile_t;
+
+typedef struct {
+    tfile_t *t;
+    int index;
+    void *zc;                   /* ZSTD_CCtx */
+    pthread_t thread;
+    bool started;
+    uint64_t next;              /* next chunk number of this stream to compress */
+} tfile_stream_t;
+
+struct tfile {
     FILE *fp;
-    void *zc[TFILE_MAX_STREAMS];   /* ZSTD_CCtx */
     int streams;
-    uint8_t *chunk;
+    tfile_stream_t s[TFILE_MAX_STREAMS];
+    tfile_slot_t slot[TFILE_SLOTS];
+    size_t outcap;
+    uint64_t produced;          /* chunks handed to the compressors */
+    uint64_t written;           /* chunks written to the file */
+    bool closing;
+    pthread_mutex_t lock;
+    pthread_cond_t work, done;
+    uint8_t *cur;               /* the chunk being filled (slot produced % TFILE_SLOTS) */
     size_t used;
     uint64_t nchunks;
-    uint8_t *out;
-    size_t outcap;
     uint64_t payload_bytes, file_bytes;
-    int err;                       /* errno of the first failure */
+    int err;                    /* errno of the first failure */
     const char *err_what;
-} tfile_t;
+};
 
 /* Start a container on an open stream. Returns 0 or -1 (errno set). */
 int tfile_open(tfile_t *t, FILE *fp, int level, int streams);
 /* Append payload bytes. Failures are remembered and reported by close. */
 void tfile_write(tfile_t *t, const void *p, size_t n);
-/* Flush the last chunk and release the compressors (the FILE stays open).
- * Returns 0 or -1 with t->err / t->err_what set. */
+/* Flush the last chunk, wait for the compressors and release them (the
+ * FILE stays open). Returns 0 or -1 with t->err / t->err_what set. */
 int tfile_close(tfile_t *t);
 
 static inline void tfile_u8(tfile_t *t, uint8_t v) { tfile_write(t, &v, 1); }
