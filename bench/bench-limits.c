@@ -1,0 +1,129 @@
+/* bench-limits.c - the physical limits the benchmark compares against, on
+ * this machine:
+ *   bench-limits lz4 RECORDING     decode a recorded client stream's LZ4
+ *                                  frames (the decode ring, no events)
+ *   bench-limits zstd FILE.tracy   recompress a .tracy payload with the
+ *                                  capture's own writer (zstd level 3,
+ *                                  4 streams, one thread per stream)
+ * Each prints "<what> <bytes> bytes in <seconds> s (<MB/s>)". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zstd.h>
+
+#include "frame.h"
+#include "proto.h"
+#include "tfile.h"
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static uint8_t *read_all(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        perror(path);
+        exit(2);
+    }
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *p = malloc((size_t)len);
+    if (!p || fread(p, 1, (size_t)len, f) != (size_t)len) {
+        fprintf(stderr, "cannot read %s\n", path);
+        exit(2);
+    }
+    fclose(f);
+    *n = (size_t)len;
+    return p;
+}
+
+static int count_frame(void *ctx, const uint8_t *p, size_t n)
+{
+    (void)p;
+    *(uint64_t *)ctx += n;
+    return 0;
+}
+
+static int bench_lz4(const char *path)
+{
+    size_t n;
+    uint8_t *rec = read_all(path, &n);
+    size_t start = 1 + PROTO_WELCOME_SIZE + ((rec[1 + 64] & WF_ON_DEMAND) ? PROTO_ONDEMAND_SIZE : 0);
+    frame_decoder_t f;
+    uint64_t out = 0;
+    frame_decoder_init(&f, start);
+    const double t0 = now();
+    int rc = frame_feed(&f, rec + start, n - start, count_frame, &out);
+    const double dt = now() - t0;
+    frame_decoder_free(&f);
+    if (rc < 0) {
+        fprintf(stderr, "%s\n", f.err);
+        return 1;
+    }
+    printf("lz4-decode %llu bytes in %.3f s (%.0f MB/s of decoded data)\n", (unsigned long long)out, dt,
+           (double)out / 1e6 / dt);
+    free(rec);
+    return 0;
+}
+
+/* The payload of a .tracy file (zstd, any stream count). */
+static uint8_t *payload_of(const uint8_t *file, size_t len, size_t *out_len)
+{
+    if (len < 6 || memcmp(file, "tr\xfdP", 4) || file[4] != 1) {
+        fprintf(stderr, "not a zstd .tracy file\n");
+        exit(2);
+    }
+    const int streams = file[5];
+    ZSTD_DStream *ds[256];
+    for (int i = 0; i < streams; i++) ds[i] = ZSTD_createDStream();
+    size_t cap = len * 8 + 65536, o = 0, pos = 6, k = 0;
+    uint8_t *out = malloc(cap);
+    while (pos + 4 <= len) {
+        uint32_t size;
+        memcpy(&size, file + pos, 4);
+        pos += 4;
+        if (o + 65536 > cap) out = realloc(out, cap *= 2);
+        ZSTD_inBuffer in = { file + pos, size, 0 };
+        ZSTD_outBuffer ob = { out + o, 65536, 0 };
+        ZSTD_decompressStream(ds[k++ % (size_t)streams], &ob, &in);
+        o += ob.pos;
+        pos += size;
+    }
+    for (int i = 0; i < streams; i++) ZSTD_freeDStream(ds[i]);
+    *out_len = o;
+    return out;
+}
+
+static int bench_zstd(const char *path)
+{
+    size_t n, plen;
+    uint8_t *file = read_all(path, &n);
+    uint8_t *payload = payload_of(file, n, &plen);
+    FILE *sink = fopen("/dev/null", "wb");
+    tfile_t t;
+    const double t0 = now();
+    tfile_open(&t, sink, 3, 4);
+    tfile_write(&t, payload, plen);
+    tfile_close(&t);
+    const double dt = now() - t0;
+    fclose(sink);
+    printf("zstd-3x4 %zu bytes in %.3f s (%.0f MB/s of payload, %llu bytes out)\n", plen, dt,
+           (double)plen / 1e6 / dt, (unsigned long long)t.file_bytes);
+    free(payload);
+    free(file);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "lz4") == 0) return bench_lz4(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "zstd") == 0) return bench_zstd(argv[2]);
+    fprintf(stderr, "usage: bench-limits lz4 RECORDING | zstd FILE.tracy\n");
+    return 2;
+}

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""bench.py - speed and memory of tracy-capture, side by side with upstream.
+
+  bench/bench.py [--runs N] [--sessions zones,memory,threads] [--scale S]
+                 [--cache DIR] [--build DIR]
+
+Each session is generated once by our test client (tests/client) into a
+recording of every byte a client sends (cached in --cache), so generating
+and compressing it is not what is measured. Each recording is then replayed
+(../shared/tools/tracy-replay, as fast as a local socket carries it) into
+our build's tracy-capture and, when TRACY_UPSTREAM_CAPTURE names an
+upstream tracy-capture binary, into that one too, alternately, --runs times
+each. Per tool it prints the medians of: time taking the data in (until the
+capture prints "Saving trace"), time saving, total wall time, peak RSS and
+file size, and the ratios ours/upstream. It also prints the physical limits
+measured on this machine: the wire (the recording sent into a sink), LZ4
+decoding of the stream, and zstd level-3 compression of our payload.
+
+Sessions (--scale multiplies their size; 1.0 is the issue's shape):
+  zones    4 threads x 25 million zones (outer + 3 inner), 100 M zones
+  memory   2 threads x 30000 batches of 100 allocations/frees with call stacks
+  threads  256 threads with nested zones, messages and plots
+"""
+import argparse
+import os
+import re
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+REPLAY = os.path.join(ROOT, "..", "shared", "tools", "tracy-replay")
+
+SESSIONS = {
+    "zones": lambda s: ["--scenario", "zones", "--threads", "4", "--zones", str(int(25000000 * s))],
+    "memory": lambda s: ["--scenario", "memory", "--threads", "2", "--zones", str(int(30000 * s))],
+    "threads": lambda s: ["--scenario", "threads", "--threads", "256", "--zones", str(max(1, int(4000 * s)))],
+}
+
+
+def start_replay(recording):
+    p = subprocess.Popen([sys.executable, REPLAY, "--port", "0", "--linger", "120", recording],
+                         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    line = p.stderr.readline()
+    m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
+    if not m:
+        raise RuntimeError("replay did not start: " + line)
+    return p, m.group(1)
+
+
+def generate(args, name, recording):
+    """Record a session of our test client (captured by our tool)."""
+    client = os.path.join(args.build, "tests", "client", "tracy-test-client")
+    capture = os.path.join(args.build, "src", "tracy-capture")
+    tmp = recording + ".part"
+    c = subprocess.Popen([client, "--port", "0", "--record", tmp, "--timeout", "0", "-q"] + SESSIONS[name](args.scale),
+                         stderr=subprocess.PIPE, text=True)
+    port = re.search(r":(\d+)", c.stderr.readline()).group(1)
+    t0 = time.monotonic()
+    subprocess.run([capture, "-o", recording + ".tracy", "-f", "-q", "-p", port],
+                   check=True)
+    c.wait()
+    os.rename(tmp, recording)
+    os.unlink(recording + ".tracy")
+    print("generated %s: %.1f MB in %.1f s" % (name, os.path.getsize(recording) / 1e6, time.monotonic() - t0))
+
+
+def run_capture(binary, recording, out, upstream):
+    """One replay into one capture: (data-in s, save s, total s, peak RSS bytes, file bytes)."""
+    replay, port = start_replay(recording)
+    args = [binary, "-o", out, "-f", "-p", port]
+    if not upstream:
+        args += ["--end-timeout", "5"]
+    t0 = time.monotonic()
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    saving = [None]
+
+    def watch():
+        buf = b""
+        while True:
+            d = p.stdout.read1(65536) if hasattr(p.stdout, "read1") else p.stdout.read(1)
+            if not d:
+                return
+            buf = (buf + d)[-64:]
+            if saving[0] is None and b"Saving trace" in buf:
+                saving[0] = time.monotonic()
+
+    w = threading.Thread(target=watch, daemon=True)
+    w.start()
+    _, status, usage = os.wait4(p.pid, 0)
+    t1 = time.monotonic()
+    w.join(5)
+    replay.wait(30)
+    if status != 0:
+        raise RuntimeError("%s exited with status %d" % (binary, status))
+    t_save = saving[0] if saving[0] else t1
+    return (t_save - t0, t1 - t_save, t1 - t0, usage.ru_maxrss * 1024, os.path.getsize(out))
+
+
+def wire_limit(recording):
+    """The recording sent by the replay tool into a socket that only reads."""
+    replay, port = start_replay(recording)
+    s = socket.create_connection(("127.0.0.1", int(port)))
+    s.sendall(b"TracyPrf" + struct.pack("<I", 82))
+    want = os.path.getsize(recording)
+    got = 0
+    t0 = time.monotonic()
+    while got < want:
+        d = s.recv(1 << 20)
+        if not d:
+            break
+        got += len(d)
+    dt = time.monotonic() - t0
+    s.close()
+    replay.kill()
+    replay.wait()
+    return dt
+
+
+def fmt_row(name, vals):
+    return "  %-9s %8.2f %8.2f %8.2f %9.0f %9.1f" % (name, vals[0], vals[1], vals[2], vals[3] / 2**20, vals[4] / 1e6)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--sessions", default="zones,memory,threads")
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--cache", default=os.path.join(ROOT, "build", "bench-cache"))
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    args = ap.parse_args()
+    upstream = os.environ.get("TRACY_UPSTREAM_CAPTURE")
+    ours = os.path.join(args.build, "src", "tracy-capture")
+    limits = os.path.join(args.build, "bench", "bench-limits")
+    os.makedirs(args.cache, exist_ok=True)
+    print("machine: %d cores, %.1f GB RAM" % (os.cpu_count(), os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30))
+    if not upstream:
+        print("TRACY_UPSTREAM_CAPTURE is not set: measuring ours only")
+
+    for name in args.sessions.split(","):
+        recording = os.path.join(args.cache, "%s-%g.bin" % (name, args.scale))
+        if not os.path.exists(recording):
+            generate(args, name, recording)
+        print("\n== %s: %.1f MB on the wire" % (name, os.path.getsize(recording) / 1e6))
+        results = {"ours": [], "upstream": []}
+        out = {k: os.path.join(args.cache, "%s-%s.tracy" % (name, k)) for k in results}
+        for _ in range(args.runs):
+            results["ours"].append(run_capture(ours, recording, out["ours"], False))
+            if upstream:
+                results["upstream"].append(run_capture(upstream, recording, out["upstream"], True))
+        print("  %-9s %8s %8s %8s %9s %9s" % ("tool", "in s", "save s", "total s", "RSS MB", "file MB"))
+        med = {}
+        for k, rs in results.items():
+            if not rs:
+                continue
+            med[k] = [statistics.median(r[i] for r in rs) for i in range(5)]
+            print(fmt_row(k, med[k]))
+        if "upstream" in med:
+            ratio = [med["ours"][i] / med["upstream"][i] if med["upstream"][i] else float("nan") for i in range(5)]
+            print("  %-9s %8.2f %8.2f %8.2f %9.2f %9.2f" % ("ratio", *ratio))
+        print("  limits:  wire %.2f s" % wire_limit(recording))
+        for line in subprocess.run([limits, "lz4", recording], capture_output=True, text=True).stdout.splitlines():
+            print("           " + line)
+        for line in subprocess.run([limits, "zstd", out["ours"]], capture_output=True, text=True).stdout.splitlines():
+            print("           " + line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
