@@ -28,6 +28,9 @@ enum tc_scenario {
     TC_SCEN_EVERYTHING,
     TC_SCEN_CRASH,
     TC_SCEN_ON_DEMAND,
+    TC_SCEN_ZONES,
+    TC_SCEN_MEMORY,
+    TC_SCEN_THREADS,
 };
 
 enum tc_garbage_kind { TC_GARBAGE_LENGTH, TC_GARBAGE_LZ4, TC_GARBAGE_EVENT };
@@ -41,7 +44,8 @@ struct tc_options {
     uint32_t protocol;
     double seconds;  /* stream scenario duration */
     long zones;      /* approximate number of zones; <= 0: scenario default */
-    int threads;     /* application threads incl. the main thread; <= 0: default */
+    int threads;     /* application threads incl. the main thread (zones, memory:
+                        workers; threads: up to 4096); <= 0: default */
     double timeout;  /* overall wall-clock guard in seconds, 0 = none */
     const char *manifest_path;
     const char *record_path;

@@ -130,7 +130,7 @@ struct evb evb_compact_time(uint8_t type64, int64_t d)
 /* ------------------------------------------------------------ callstacks */
 
 /* FNV-1a over the frame addresses: identity of a call stack's content. */
-static uint64_t frames_hash(const uint64_t *frames, size_t n)
+uint64_t ev_frames_hash(const uint64_t *frames, size_t n)
 {
     uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < n; i++)
@@ -151,7 +151,7 @@ void evb_callstack_payload(struct tc_client *c, const uint64_t *frames, size_t n
     b_u64(&e, 0x7e0000000000ull + 0x100 * c->ev.next_payload++);
     b_u16(&e, (uint16_t)(8 * n));
     evb_emit_trailer(c, &e, data, 8 * n);
-    manifest_callstack(c, frames_hash(frames, n));
+    manifest_callstack(c, ev_frames_hash(frames, n));
 }
 
 void evb_thread_callstack(struct tc_client *c, const uint64_t *frames, size_t n)

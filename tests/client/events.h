@@ -66,6 +66,9 @@ void ev_mem_free(struct tc_client *c, uint32_t tid, int64_t t, uint64_t ptr, uin
 
 void ev_keep_alive(struct tc_client *c);
 
+/* Content identity of a call stack (what the manifest counts as one). */
+uint64_t ev_frames_hash(const uint64_t *frames, size_t n);
+
 /* Raw bytes as one "event" (garbage injection). */
 void ev_raw(struct tc_client *c, const void *bytes, size_t len);
 

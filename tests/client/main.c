@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "bench.h"
 #include "client.h"
+#include "gen.h"
 #include "manifest.h"
 #include "names.h"
 #include "queries.h"
@@ -52,8 +54,10 @@ static void usage(FILE *out)
             "  -P, --protocol V      protocol version to accept (default 82); other versions\n"
             "                        get ProtocolMismatch and the client keeps listening\n"
             "  -s, --seconds S       duration of the stream scenario (default 10)\n"
-            "  -z, --zones N         approximate number of zones to send\n"
-            "  -t, --threads N       application threads incl. the main thread (1-16)\n"
+            "  -z, --zones N         approximate number of zones to send (zones, threads:\n"
+            "                        per thread; memory: batches per worker)\n"
+            "  -t, --threads N       application threads incl. the main thread (1-16; zones,\n"
+            "                        memory: worker threads; threads: 1-%d)\n"
             "  -m, --manifest FILE   write a description of what was sent\n"
             "  -r, --record FILE     write every byte sent to the server to FILE\n"
             "  -T, --timeout S       give up (exit 3) after S seconds in total (default 300,\n"
@@ -61,7 +65,7 @@ static void usage(FILE *out)
             "  -q, --quiet           no diagnostics (the listening line is always printed)\n"
             "  -V, --version         print the version\n"
             "  -h, --help            this text\n",
-            scenario_names());
+            scenario_names(), BENCH_MAX_THREADS);
 }
 
 static bool parse_number(const char *s, double min, double *out)
@@ -132,7 +136,7 @@ static int parse_options(int argc, char **argv, struct tc_options *o)
         case 'P': ok = parse_number(optarg, 0, &v) && v <= 0xFFFFFFFFu; o->protocol = (uint32_t)v; break;
         case 's': ok = parse_number(optarg, 0, &o->seconds); break;
         case 'z': ok = parse_number(optarg, 1, &v); o->zones = (long)v; break;
-        case 't': ok = parse_number(optarg, 1, &v) && v <= 16; o->threads = (int)v; break;
+        case 't': ok = parse_number(optarg, 1, &v) && v <= BENCH_MAX_THREADS; o->threads = (int)v; break;
         case 'm': o->manifest_path = optarg; break;
         case 'r': o->record_path = optarg; break;
         case 'T': ok = parse_number(optarg, 0, &o->timeout); break;
@@ -148,6 +152,11 @@ static int parse_options(int argc, char **argv, struct tc_options *o)
     }
     if (optind != argc) {
         usage(stderr);
+        return 1;
+    }
+    if (o->threads > MAX_THREADS && o->scenario != TC_SCEN_THREADS) {
+        fprintf(stderr, "tracy-test-client: invalid value for -t: %d (more than %d threads "
+                        "only for --scenario threads)\n", o->threads, MAX_THREADS);
         return 1;
     }
     return -1;

@@ -8,12 +8,14 @@
  * follows the wall clock. Everything sent is also recorded for the
  * manifest. The generator is shared (gen.h) with scenario_ext.c, whose
  * scenarios (everything, crash, on-demand) add the other event families
- * (GPU, sampling, scheduling, fibers...) one per-frame function each. */
+ * (GPU, sampling, scheduling, fibers...) one per-frame function each. The
+ * benchmark scenarios (zones, memory, threads) live in bench_*.c. */
 #include "scenario.h"
 
 #include <stdarg.h>
 #include <string.h>
 
+#include "bench.h"
 #include "events.h"
 #include "gen.h"
 #include "manifest.h"
@@ -821,6 +823,7 @@ void scenario_configure(struct tc_client *c)
 {
     if (c->opt.scenario == TC_SCEN_EVERYTHING || c->opt.scenario == TC_SCEN_ON_DEMAND)
         scenario_ext_configure(c);
+    bench_configure(c);
 }
 
 void scenario_run(struct tc_client *c)
@@ -856,6 +859,15 @@ void scenario_run(struct tc_client *c)
     case TC_SCEN_ON_DEMAND:
         scenario_run_on_demand(c);
         break;
+    case TC_SCEN_ZONES:
+        bench_run_zones(c);
+        break;
+    case TC_SCEN_MEMORY:
+        bench_run_memory(c);
+        break;
+    case TC_SCEN_THREADS:
+        bench_run_threads(c);
+        break;
     case TC_SCEN_NOT_AVAILABLE:
     case TC_SCEN_DROP:
         break; /* handled during the handshake */
@@ -879,6 +891,9 @@ static const struct {
     { "everything", TC_SCEN_EVERYTHING },
     { "crash", TC_SCEN_CRASH },
     { "on-demand", TC_SCEN_ON_DEMAND },
+    { "zones", TC_SCEN_ZONES },
+    { "memory", TC_SCEN_MEMORY },
+    { "threads", TC_SCEN_THREADS },
 };
 
 bool scenario_parse(const char *name, enum tc_scenario *out)
@@ -895,5 +910,5 @@ bool scenario_parse(const char *name, enum tc_scenario *out)
 const char *scenario_names(void)
 {
     return "normal, example, stream, disconnect-mid-frame, reset, garbage, not-available, "
-           "drop, open-zones, no-answer, everything, crash, on-demand";
+           "drop, open-zones, no-answer, everything, crash, on-demand, zones, memory, threads";
 }

@@ -253,6 +253,18 @@ void wire_put(struct tc_client *c, const void *data, size_t len)
     w->offset += len;
 }
 
+uint8_t *wire_window(struct tc_client *c, uint8_t **end)
+{
+    struct tc_wire *w = &c->wire;
+    *end = (uint8_t *)w->ring + w->start + TC_FRAME_SIZE;
+    return (uint8_t *)w->ring + w->offset;
+}
+
+void wire_window_set(struct tc_client *c, const uint8_t *p)
+{
+    c->wire.offset = (size_t)(p - (const uint8_t *)c->wire.ring);
+}
+
 /* Compress ring[start, offset) as the next block; returns the framed size. */
 static size_t compress_block(struct tc_wire *w, const char *src, size_t len)
 {

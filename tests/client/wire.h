@@ -27,6 +27,13 @@ bool wire_send_raw(struct tc_client *c, const void *data, size_t len);
 void wire_reserve(struct tc_client *c, size_t len);
 void wire_put(struct tc_client *c, const void *data, size_t len);
 
+/* Direct access to the pending frame for the bulk encoders (bulk.h):
+ * returns the next write position and sets *end to the end of the room
+ * the frame has left. Hand the new write position back with
+ * wire_window_set before any other wire call. */
+uint8_t *wire_window(struct tc_client *c, uint8_t **end);
+void wire_window_set(struct tc_client *c, const uint8_t *p);
+
 /* Compress and send the pending frame, if any, then apply the ring rule. */
 void wire_commit(struct tc_client *c);
 
