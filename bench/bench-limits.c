@@ -5,6 +5,10 @@
  *   bench-limits zstd FILE.tracy   recompress a .tracy payload with the
  *                                  capture's own writer (zstd level 3,
  *                                  4 streams, one thread per stream)
+ *   bench-limits decode RECORDING [LOG]  feed a recording through the
+ *                                  session (frames, events, model) without
+ *                                  a socket; report the zone log's size
+ *                                  (and write the raw logs to LOG)
  * Each prints "<what> <bytes> bytes in <seconds> s (<MB/s>)". */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +17,7 @@
 #include <zstd.h>
 
 #include "frame.h"
+#include "session.h"
 #include "proto.h"
 #include "tfile.h"
 
@@ -120,10 +125,43 @@ static int bench_zstd(const char *path)
     return 0;
 }
 
+static int bench_decode(const char *path, const char *log_path)
+{
+    size_t n;
+    uint8_t *rec = read_all(path, &n);
+    session_t s;
+    session_init(&s, NULL, NULL);
+    const double t0 = now();
+    for (size_t off = 0; off < n && s.state <= SESSION_STREAMING;) {
+        size_t k = n - off < (1u << 20) ? n - off : (1u << 20);
+        session_feed(&s, rec + off, k);
+        off += k;
+    }
+    const double dt = now() - t0;
+    uint64_t bytes = 0, used = 0;
+    FILE *log = log_path ? fopen(log_path, "wb") : NULL;
+    for (size_t i = 0; i < s.model.nthreads; i++) {
+        bytes += s.model.threads[i]->log_bytes;
+        for (const zchunk_t *c = s.model.threads[i]->log_head; c; c = c->next) {
+            used += c->used;
+            if (log) fwrite(c->data, 1, c->used, log);
+        }
+    }
+    if (log) fclose(log);
+    printf("decode %zu bytes in %.3f s (%.0f MB/s on the wire, %.1f M zones/s); zone log %.2f bytes/zone "
+           "(%.2f allocated)\n", n, dt, (double)n / 1e6 / dt, (double)s.model.zone_count / 1e6 / dt,
+           (double)used / (double)(s.model.zone_count ? s.model.zone_count : 1),
+           (double)bytes / (double)(s.model.zone_count ? s.model.zone_count : 1));
+    session_free(&s);
+    free(rec);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if ((argc == 3 || argc == 4) && strcmp(argv[1], "decode") == 0) return bench_decode(argv[2], argc == 4 ? argv[3] : NULL);
     if (argc == 3 && strcmp(argv[1], "lz4") == 0) return bench_lz4(argv[2]);
     if (argc == 3 && strcmp(argv[1], "zstd") == 0) return bench_zstd(argv[2]);
-    fprintf(stderr, "usage: bench-limits lz4 RECORDING | zstd FILE.tracy\n");
+    fprintf(stderr, "usage: bench-limits lz4 RECORDING | zstd FILE.tracy | decode RECORDING [LOG]\n");
     return 2;
 }

@@ -35,15 +35,24 @@ typedef struct zchunk {
     uint8_t data[];
 } zchunk_t;
 
-enum zlog_tag {
-    ZL_END_OF_CHUNK = 0,
-    ZL_BEGIN = 1,       /* zigzag srcloc, zigzag time delta */
-    ZL_END = 2,         /* zigzag time delta */
-    ZL_END_INFO = 3,    /* zigzag time delta, varint children, varint extra */
+/* Zone log records (model_zones.c), one tag byte then varints:
+ *   begin: 1 I s s s s s s   s = zigzag(srcloc) (63: varint follows),
+ *                            then varint zigzag(start - previous time)
+ *   end:   0 I C d d d d d   d = low 5 bits of zigzag(end - previous time),
+ *                            C: varint of the remaining bits follows;
+ *                            I: varint children and varint extra follow
+ * A begin's I bit is set afterwards, when the zone gets a child or extra
+ * data: the writer needs those before the zone's children. */
+enum {
+    ZL_BEGIN = 0x80,
+    ZL_INFO = 0x40,
+    ZL_MORE = 0x20,
+    ZL_SRCLOC_ESCAPE = 0x3F,
 };
 
 typedef struct {
     int64_t start;
+    uint8_t *tag;       /* the begin record's tag byte in the log */
     uint32_t extra;     /* zone-extra index, 0 = none */
     uint32_t nchild;
     uint32_t zone_id;   /* ZoneValidation id pushed with the zone */
@@ -305,6 +314,8 @@ typedef struct {
 
 /* ---- the model ---------------------------------------------------------- */
 
+#define SRCLOC_CACHE 16
+
 typedef struct model {
     /* capture information (welcome message) */
     double timer_mul;
@@ -355,8 +366,8 @@ typedef struct model {
     rhorder gpu_srcloc_counts;
     uint64_t *zone_counts;            /* CPU zones per id, indexed by (uint16_t)id */
     uint64_t *gpu_zone_counts;        /* GPU zones per id, likewise */
-    uint64_t last_srcloc_ptr;         /* the last static location a zone used... */
-    int16_t last_srcloc_id;           /* ...and its id (0 = none yet) */
+    uint64_t srcloc_cache_ptr[SRCLOC_CACHE];  /* recent static locations of zones... */
+    int16_t srcloc_cache_id[SRCLOC_CACHE];    /* ...and their ids (0 = empty) */
     VEC(uint64_t) srcloc_fifo;        /* SourceLocation queries awaiting answers */
     size_t srcloc_fifo_head;
     int16_t pending_payload_srcloc;   /* staged SourceLocationPayload id, 0 = none */
@@ -561,11 +572,12 @@ typedef struct {
 } zlog_reader_t;
 
 typedef struct {
-    int kind;            /* ZL_BEGIN or ZL_END (END_INFO is reported as END) */
-    int16_t srcloc;      /* BEGIN */
+    bool begin;          /* a begin record, else an end record */
+    bool info;           /* begin: the end carries children/extra; end: they follow */
+    int16_t srcloc;      /* begin */
     int64_t time;        /* start or end */
-    uint32_t nchild;     /* END */
-    uint32_t extra;      /* END */
+    uint32_t nchild;     /* end with info */
+    uint32_t extra;      /* end with info */
 } zlog_rec_t;
 
 void zlog_reader_init(zlog_reader_t *r, const thread_t *t);

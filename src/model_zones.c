@@ -12,53 +12,71 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define ZLOG_MAX_RECORD 32
+#define ZLOG_MAX_RECORD 40
 #define ZLOG_FIRST_CHUNK 4096
 #define ZLOG_MAX_CHUNK (1u << 20)
 
-/* Room for one record at the tail of the thread's log. */
-static uint8_t *zlog_reserve(thread_t *t)
+/* A new chunk at the tail of the thread's log. */
+static zchunk_t *zlog_grow(thread_t *t)
 {
     zchunk_t *c = t->log_tail;
-    if (!c || c->cap - c->used < ZLOG_MAX_RECORD) {
-        uint32_t cap = c ? (c->cap < ZLOG_MAX_CHUNK ? c->cap * 2 : ZLOG_MAX_CHUNK) : ZLOG_FIRST_CHUNK;
-        zchunk_t *n = xmalloc(sizeof *n + cap);
-        n->next = NULL;
-        n->used = 0;
-        n->cap = cap;
-        if (c) c->next = n;
-        else t->log_head = n;
-        t->log_tail = n;
-        t->log_bytes += sizeof *n + cap;
-        c = n;
-    }
+    uint32_t cap = c ? (c->cap < ZLOG_MAX_CHUNK ? c->cap * 2 : ZLOG_MAX_CHUNK) : ZLOG_FIRST_CHUNK;
+    zchunk_t *n = xmalloc(sizeof *n + cap);
+    n->next = NULL;
+    n->used = 0;
+    n->cap = cap;
+    if (c) c->next = n;
+    else t->log_head = n;
+    t->log_tail = n;
+    t->log_bytes += sizeof *n + cap;
+    return n;
+}
+
+/* Room for one record at the tail of the thread's log. */
+static inline uint8_t *zlog_reserve(thread_t *t)
+{
+    zchunk_t *c = t->log_tail;
+    if (__builtin_expect(!c || c->cap - c->used < ZLOG_MAX_RECORD, 0)) c = zlog_grow(t);
     return c->data + c->used;
 }
 
-static void zlog_commit(thread_t *t, const uint8_t *end)
+static inline void zlog_commit(thread_t *t, const uint8_t *end)
 {
     t->log_tail->used = (uint32_t)(end - t->log_tail->data);
 }
 
-static void zlog_begin(thread_t *t, int16_t srcloc, int64_t start)
+/* Append a begin record; returns its tag byte (for the info bit). */
+static inline uint8_t *zlog_begin(thread_t *t, int16_t srcloc, int64_t start)
 {
-    uint8_t *p = zlog_reserve(t), *q = p;
-    *q++ = ZL_BEGIN;
-    q += varint_put(q, zigzag(srcloc));
+    uint8_t *tag = zlog_reserve(t), *q = tag + 1;
+    const uint64_t zs = zigzag(srcloc);
+    if (zs < ZL_SRCLOC_ESCAPE) {
+        *tag = (uint8_t)(ZL_BEGIN | zs);
+    } else {
+        *tag = ZL_BEGIN | ZL_SRCLOC_ESCAPE;
+        q += varint_put(q, zs);
+    }
     q += varint_put(q, zigzag(start - t->log_ref));
     t->log_ref = start;
     zlog_commit(t, q);
+    return tag;
 }
 
-static void zlog_end(thread_t *t, int64_t end, uint32_t nchild, uint32_t extra)
+static inline void zlog_end(thread_t *t, int64_t end, uint32_t nchild, uint32_t extra)
 {
-    uint8_t *p = zlog_reserve(t), *q = p;
-    *q++ = (nchild || extra) ? ZL_END_INFO : ZL_END;
-    q += varint_put(q, zigzag(end - t->log_ref));
+    uint8_t *tag = zlog_reserve(t), *q = tag + 1;
+    const uint64_t zd = zigzag(end - t->log_ref);
+    uint8_t b = (uint8_t)(zd & 0x1F);
+    if (zd >> 5) {
+        b |= ZL_MORE;
+        q += varint_put(q, zd >> 5);
+    }
     if (nchild || extra) {
+        b |= ZL_INFO;
         q += varint_put(q, nchild);
         q += varint_put(q, extra);
     }
+    *tag = b;
     t->log_ref = end;
     zlog_commit(t, q);
 }
@@ -73,31 +91,35 @@ void zlog_reader_init(zlog_reader_t *r, const thread_t *t)
 
 bool zlog_next(zlog_reader_t *r, zlog_rec_t *rec)
 {
-    while (r->chunk && r->p == r->end) {
+    while (__builtin_expect(r->p == r->end, 0)) {
+        if (!r->chunk) return false;
         r->chunk = r->chunk->next;
-        r->p = r->chunk ? r->chunk->data : NULL;
-        r->end = r->chunk ? r->chunk->data + r->chunk->used : NULL;
+        if (!r->chunk) {
+            r->p = r->end = NULL;
+            return false;
+        }
+        r->p = r->chunk->data;
+        r->end = r->chunk->data + r->chunk->used;
     }
-    if (!r->chunk) return false;
     const uint8_t *p = r->p;
-    uint8_t tag = *p++;
-    if (tag == ZL_BEGIN) {
-        rec->kind = ZL_BEGIN;
-        rec->srcloc = (int16_t)unzigzag(varint_get(&p));
+    const uint8_t tag = *p++;
+    rec->info = tag & ZL_INFO;
+    if (tag & ZL_BEGIN) {
+        rec->begin = true;
+        const uint8_t s = tag & ZL_SRCLOC_ESCAPE;
+        rec->srcloc = (int16_t)unzigzag(s < ZL_SRCLOC_ESCAPE ? s : varint_get(&p));
         r->ref += unzigzag(varint_get(&p));
-        rec->time = r->ref;
-        rec->nchild = rec->extra = 0;
     } else {
-        rec->kind = ZL_END;
-        r->ref += unzigzag(varint_get(&p));
-        rec->time = r->ref;
-        rec->srcloc = 0;
-        rec->nchild = rec->extra = 0;
-        if (tag == ZL_END_INFO) {
+        rec->begin = false;
+        uint64_t zd = tag & 0x1F;
+        if (tag & ZL_MORE) zd |= varint_get(&p) << 5;
+        r->ref += unzigzag(zd);
+        if (rec->info) {
             rec->nchild = (uint32_t)varint_get(&p);
             rec->extra = (uint32_t)varint_get(&p);
         }
     }
+    rec->time = r->ref;
     r->p = p;
     return true;
 }
@@ -112,12 +134,19 @@ static void new_zone(model_t *m, int64_t start, int16_t srcloc)
     t->zone_count++;
     if (t->stack.n) {
         open_zone_t *parent = &t->stack.v[t->stack.n - 1];
-        if (parent->nchild++ == 0) m->zone_parents++;
+        if (parent->nchild++ == 0) {
+            m->zone_parents++;
+            *parent->tag |= ZL_INFO;
+        }
     }
-    open_zone_t z = { .start = start, .srcloc = srcloc, .zone_id = t->next_zone_id };
-    VEC_PUSH(t->stack, z);
+    VEC_RESERVE(t->stack, t->stack.n + 1);
+    open_zone_t *z = &t->stack.v[t->stack.n++];
+    z->start = start;
+    z->srcloc = srcloc;
+    z->zone_id = t->next_zone_id;
+    z->extra = z->nchild = 0;
+    z->tag = zlog_begin(t, srcloc, start);
     t->next_zone_id = 0;
-    zlog_begin(t, srcloc, start);
 }
 
 static zone_extra_t *request_extra(model_t *m, open_zone_t *z)
@@ -125,6 +154,7 @@ static zone_extra_t *request_extra(model_t *m, open_zone_t *z)
     if (!z->extra) {
         zone_extra_t e = {0};
         z->extra = (uint32_t)m->zone_extras.n;
+        *z->tag |= ZL_INFO;
         VEC_PUSH(m->zone_extras, e);
     }
     return &m->zone_extras.v[z->extra];
@@ -141,14 +171,15 @@ static void attach_callstack(model_t *m)
 
 void model_zone_begin(model_t *m, int64_t ticks, uint64_t srcloc, bool callstack)
 {
-    /* Zones mostly repeat the last location: skip both look-ups then. */
-    if (srcloc != m->last_srcloc_ptr || m->last_srcloc_id == 0) {
+    /* Zones mostly reuse a few locations: a small cache skips both look-ups. */
+    const unsigned slot = (unsigned)((srcloc >> 3) ^ (srcloc >> 11)) & (SRCLOC_CACHE - 1);
+    if (srcloc != m->srcloc_cache_ptr[slot] || m->srcloc_cache_id[slot] == 0) {
         model_check_source_location(m, srcloc);
-        m->last_srcloc_id = model_shrink_srcloc(m, srcloc);
-        m->last_srcloc_ptr = srcloc;
+        m->srcloc_cache_id[slot] = model_shrink_srcloc(m, srcloc);
+        m->srcloc_cache_ptr[slot] = srcloc;
     }
     const int64_t start = model_time(m, ticks);
-    new_zone(m, start, m->last_srcloc_id);
+    new_zone(m, start, m->srcloc_cache_id[slot]);
     model_raise_time(m, start);
     if (callstack) attach_callstack(m);
 }

@@ -316,82 +316,68 @@ static void write_zone_extras(const model_t *m, tfile_t *f)
 
 /* ---- CPU zone timelines ------------------------------------------------------------ */
 
-/* What the file needs at a zone's start but the log only knows at its end. */
+/* What the file needs at a zone's start but the log only knows at its
+ * end: its children count and extra index, for the zones whose begin record
+ * says they have any, in begin order. */
 typedef struct {
-    uint64_t ordinal;
     uint32_t nchild, extra;
 } zone_info_t;
 
-static int cmp_info(const void *a, const void *b)
-{
-    const zone_info_t *x = a, *y = b;
-    return x->ordinal < y->ordinal ? -1 : x->ordinal > y->ordinal;
-}
-
-/* First pass over a thread's log: the children count and extra index of
- * every zone that has any, in begin order; and the top-level count. */
-static zone_info_t *collect_zone_info(const thread_t *t, size_t *ninfo, uint32_t *top)
+/* First pass over a thread's log: fill the info of flagged zones (slots
+ * taken in begin order, filled at their end) and count the top level. */
+static zone_info_t *collect_zone_info(const thread_t *t, uint32_t *top)
 {
     VEC(zone_info_t) info = {0};
-    VEC(uint64_t) stack = {0};
-    uint64_t ordinal = 0;
+    VEC(int64_t) stack = {0};          /* info slot of each open zone, -1 = none */
     *top = 0;
     zlog_reader_t r;
     zlog_rec_t rec;
     zlog_reader_init(&r, t);
     while (zlog_next(&r, &rec)) {
-        if (rec.kind == ZL_BEGIN) {
+        if (rec.begin) {
             if (stack.n == 0) (*top)++;
-            VEC_PUSH(stack, ordinal);
-            ordinal++;
-        } else if (stack.n) {
-            uint64_t o = stack.v[--stack.n];
-            if (rec.nchild || rec.extra) {
-                zone_info_t zi = { o, rec.nchild, rec.extra };
+            int64_t slot = -1;
+            if (rec.info) {
+                zone_info_t zi = { 0, 0 };
+                slot = (int64_t)info.n;
                 VEC_PUSH(info, zi);
             }
+            VEC_PUSH(stack, slot);
+        } else if (stack.n) {
+            const int64_t slot = stack.v[--stack.n];
+            if (slot >= 0 && rec.info) info.v[slot] = (zone_info_t){ rec.nchild, rec.extra };
         }
     }
     /* Zones still open: their figures are on the thread's live stack. */
-    for (size_t i = 0; i < stack.n && i < t->stack.n; i++) {
-        const open_zone_t *z = &t->stack.v[i];
-        if (z->nchild || z->extra) {
-            zone_info_t zi = { stack.v[i], z->nchild, z->extra };
-            VEC_PUSH(info, zi);
-        }
-    }
+    for (size_t i = 0; i < stack.n && i < t->stack.n; i++)
+        if (stack.v[i] >= 0) info.v[stack.v[i]] = (zone_info_t){ t->stack.v[i].nchild, t->stack.v[i].extra };
     VEC_FREE(stack);
-    if (info.n > 1) qsort(info.v, info.n, sizeof *info.v, cmp_info);
-    *ninfo = info.n;
     return info.v;
 }
 
 /* Second pass: the timeline in file order (file spec section 5.20). */
 static void write_timeline(const thread_t *t, tfile_t *f)
 {
-    size_t ninfo, next = 0;
     uint32_t top;
-    zone_info_t *info = collect_zone_info(t, &ninfo, &top);
+    zone_info_t *info = collect_zone_info(t, &top);
+    size_t next = 0, depth = 0;
     int64_t ref = 0;
-    uint64_t ordinal = 0;
-    size_t depth = 0;
     tfile_u32(f, top);
     zlog_reader_t r;
     zlog_rec_t rec;
     zlog_reader_init(&r, t);
     while (zlog_next(&r, &rec)) {
-        if (rec.kind == ZL_BEGIN) {
-            uint32_t nchild = 0, extra = 0;
-            if (next < ninfo && info[next].ordinal == ordinal) {
-                nchild = info[next].nchild;
-                extra = info[next].extra;
-                next++;
-            }
-            tfile_u16(f, (uint16_t)rec.srcloc);
-            put_time(f, &ref, rec.time);
-            tfile_u32(f, extra);
-            tfile_u32(f, nchild);
-            ordinal++;
+        if (rec.begin) {
+            const zone_info_t zi = rec.info ? info[next++] : (zone_info_t){ 0, 0 };
+            uint8_t b[18];
+            const int16_t sl = rec.srcloc;
+            const int64_t d = rec.time - ref;
+            memcpy(b, &sl, 2);
+            memcpy(b + 2, &d, 8);
+            memcpy(b + 10, &zi.extra, 4);
+            memcpy(b + 14, &zi.nchild, 4);
+            tfile_write(f, b, sizeof b);
+            ref = rec.time;
             depth++;
         } else if (depth) {
             put_time(f, &ref, rec.time);

@@ -83,7 +83,7 @@ START_TEST(compact_time_forms)
     const int64_t expect[4] = { 500, 500 + 65546, 500 + 65546 + 4295032837LL, 500 + 65546 + 4295032837LL - 100 };
     for (int i = 0; i < 4; i++) {
         ck_assert(zlog_next(&r, &rec));
-        ck_assert_int_eq(rec.kind, i < 2 ? ZL_BEGIN : ZL_END);
+        ck_assert_int_eq(rec.begin, i < 2);
         ck_assert_int_eq(rec.time, expect[i]);
     }
     ck_assert(!zlog_next(&r, &rec));
