@@ -15,7 +15,7 @@ void frame_decoder_init(frame_decoder_t *f, uint64_t base_offset)
 {
     *f = (frame_decoder_t){0};
     f->lz4 = LZ4_createStreamDecode();
-    if (!f->lz4) xmalloc(SIZE_MAX);   /* reports out of memory */
+    if (!f->lz4) out_of_memory(sizeof(LZ4_streamDecode_t));
     LZ4_setStreamDecode(f->lz4, NULL, 0);
     f->ring = xmalloc(RING_SIZE);
     f->body = xmalloc(PROTO_LZ4_MAX_FRAME);

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void out_of_memory(size_t n)
+void out_of_memory(size_t n)
 {
     fprintf(stderr, "tracy-capture: out of memory (allocating %zu bytes)\n", n);
     exit(7);

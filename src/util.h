@@ -11,6 +11,8 @@
 /* Allocation that cannot fail: on exhaustion the process reports and exits
  * (a capture cannot continue without memory). */
 void *xmalloc(size_t n);
+/* Report that an allocation of n bytes failed, and exit. */
+void out_of_memory(size_t n) __attribute__((noreturn));
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
