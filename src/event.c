@@ -313,13 +313,19 @@ int event_decode_frame(event_decoder_t *d, const uint8_t *p, size_t n, size_t *w
 {
     size_t off = 0;
     while (off < n) {
+        const uint8_t type = p[off];
+        if ((type >= EV_ZONE_BEGIN && type <= EV_ZONE_BEGIN16) || (type >= EV_ZONE_END && type <= EV_ZONE_END16)) {
+            const size_t used = model_zone_run(d->model, p + off, n - off, &d->ref_thread);
+            if (used) {
+                off += used;
+                continue;
+            }
+        }
         const size_t size = event_size(p + off, n - off, err, errlen);
         if (size == 0) {
             *where = off;
             return -1;
         }
-        d->per_type[p[off]]++;
-        d->events++;
         decode_one(d, p + off, size);
         off += size;
     }

@@ -12,8 +12,6 @@
 typedef struct {
     model_t *model;
     int64_t ref_thread, ref_serial, ref_ctx, ref_gpu;  /* protocol-82.md 6.2 */
-    uint64_t events;          /* events decoded so far */
-    uint64_t per_type[132];
 } event_decoder_t;
 
 void event_decoder_init(event_decoder_t *d, model_t *m);

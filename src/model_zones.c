@@ -8,6 +8,9 @@
  * number of children and the zone-extra index. */
 #include "model.h"
 
+#include "event.h"
+#include "proto.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,4 +290,68 @@ void model_zone_value(model_t *m, uint64_t value)
     char tmp[64];
     int n = snprintf(tmp, sizeof tmp, "%" PRIu64 " [0x%" PRIx64 "]", value, value);
     append_text(m, z, tmp, (size_t)n);
+}
+
+/* ---- the fast path ------------------------------------------------------------------ */
+
+/* Decode and keep a run of plain ZoneBegin/ZoneEnd events (all compact
+ * forms) of the current thread, the bulk of a zone-heavy stream, with the
+ * thread, its stack and its log at hand. Anything unusual (a location not
+ * in the cache, an end without an open zone, a C API zone id, another event
+ * type, a cut event) leaves the run to the general handlers. Returns the
+ * bytes consumed; *ref is the thread time reference. */
+size_t model_zone_run(model_t *m, const uint8_t *p, size_t n, int64_t *ref)
+{
+    const uint8_t *const start = p, *const end = p + n;
+    /* A thread not yet noticed goes the general way, which notices it in
+     * upstream's order (after the source location query). */
+    if (!m->cur_thread) return 0;
+    thread_t *t = model_current_thread(m);
+    int64_t r = *ref;
+    while (p < end) {
+        int64_t delta;
+        uint64_t srcloc = 0;
+        size_t size;
+        bool begin;
+        switch (*p) {
+        case EV_ZONE_BEGIN16: size = 11; begin = true; break;
+        case EV_ZONE_BEGIN32: size = 13; begin = true; break;
+        case EV_ZONE_BEGIN: size = 17; begin = true; break;
+        case EV_ZONE_END16: size = 3; begin = false; break;
+        case EV_ZONE_END32: size = 5; begin = false; break;
+        case EV_ZONE_END: size = 9; begin = false; break;
+        default: goto out;
+        }
+        if ((size_t)(end - p) < size) goto out;
+        switch (size) {
+        case 11: delta = ld16(p + 1); srcloc = ld64(p + 3); break;
+        case 13: delta = (int64_t)ld32(p + 1) + PROTO_OFFSET_16BIT; srcloc = ld64(p + 5); break;
+        case 17: delta = event_delta64(ldi64(p + 1)); srcloc = ld64(p + 9); break;
+        case 3: delta = ld16(p + 1); break;
+        case 5: delta = (int64_t)ld32(p + 1) + PROTO_OFFSET_16BIT; break;
+        default: delta = event_delta64(ldi64(p + 1)); break;
+        }
+        const int64_t ticks = (int64_t)((uint64_t)r + (uint64_t)delta);
+        if (begin) {
+            const unsigned slot = (unsigned)((srcloc >> 3) ^ (srcloc >> 11)) & (SRCLOC_CACHE - 1);
+            if (srcloc != m->srcloc_cache_ptr[slot] || m->srcloc_cache_id[slot] == 0) break;
+            const int64_t time = model_time(m, ticks);
+            new_zone(m, time, m->srcloc_cache_id[slot]);
+            model_raise_time(m, time);
+        } else {
+            if (t->stack.n == 0 || t->stack.v[t->stack.n - 1].zone_id != t->next_zone_id) break;
+            const int64_t time = model_time(m, ticks);
+            const open_zone_t *z = &t->stack.v[--t->stack.n];
+            t->next_zone_id = 0;
+            if (time < z->start) model_failure(m, "zone on thread %" PRIu64 " ends before it starts", t->id);
+            zlog_end(t, time, z->nchild, z->extra);
+            m->zone_counts[(uint16_t)z->srcloc]++;
+            model_raise_time(m, time);
+        }
+        r = ticks;
+        p += size;
+    }
+out:
+    *ref = r;
+    return (size_t)(p - start);
 }
