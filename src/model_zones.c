@@ -130,9 +130,8 @@ bool zlog_next(zlog_reader_t *r, zlog_rec_t *rec)
 /* ---- begin and end -------------------------------------------------------------- */
 
 /* NewZone: append the zone to the current thread's timeline. */
-static void new_zone(model_t *m, int64_t start, int16_t srcloc)
+static inline __attribute__((always_inline)) void new_zone(model_t *m, thread_t *t, int64_t start, int16_t srcloc)
 {
-    thread_t *t = model_current_thread(m);
     m->zone_count++;
     t->zone_count++;
     if (t->stack.n) {
@@ -182,7 +181,7 @@ void model_zone_begin(model_t *m, int64_t ticks, uint64_t srcloc, bool callstack
         m->srcloc_cache_ptr[slot] = srcloc;
     }
     const int64_t start = model_time(m, ticks);
-    new_zone(m, start, m->srcloc_cache_id[slot]);
+    new_zone(m, model_current_thread(m), start, m->srcloc_cache_id[slot]);
     model_raise_time(m, start);
     if (callstack) attach_callstack(m);
 }
@@ -194,7 +193,7 @@ void model_zone_begin_alloc(model_t *m, int64_t ticks, bool callstack)
         model_failure(m, "zone begin with a dynamic source location that never arrived");
         return;
     }
-    new_zone(m, start, m->pending_payload_srcloc);
+    new_zone(m, model_current_thread(m), start, m->pending_payload_srcloc);
     m->pending_payload_srcloc = 0;
     model_raise_time(m, start);
     if (callstack) attach_callstack(m);
@@ -336,7 +335,7 @@ size_t model_zone_run(model_t *m, const uint8_t *p, size_t n, int64_t *ref)
             const unsigned slot = (unsigned)((srcloc >> 3) ^ (srcloc >> 11)) & (SRCLOC_CACHE - 1);
             if (srcloc != m->srcloc_cache_ptr[slot] || m->srcloc_cache_id[slot] == 0) break;
             const int64_t time = model_time(m, ticks);
-            new_zone(m, time, m->srcloc_cache_id[slot]);
+            new_zone(m, t, time, m->srcloc_cache_id[slot]);
             model_raise_time(m, time);
         } else {
             if (t->stack.n == 0 || t->stack.v[t->stack.n - 1].zone_id != t->next_zone_id) break;
