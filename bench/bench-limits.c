@@ -18,6 +18,7 @@
 
 #include "frame.h"
 #include "session.h"
+#include "writer.h"
 #include "proto.h"
 #include "tfile.h"
 
@@ -148,6 +149,19 @@ static int bench_decode(const char *path, const char *log_path)
         }
     }
     if (log) fclose(log);
+    if (getenv("BENCH_WRITE")) {
+        /* time the payload production alone, then with compression */
+        model_finish(&s.model);
+        FILE *sink = fopen("/dev/null", "wb");
+        tfile_t tf;
+        double w0 = now();
+        tfile_open(&tf, sink, atoi(getenv("BENCH_WRITE")), 4);
+        writer_write_trace(&s.model, &tf);
+        tfile_close(&tf);
+        printf("write %llu payload bytes at level %s in %.3f s\n", (unsigned long long)tf.payload_bytes,
+               getenv("BENCH_WRITE"), now() - w0);
+        fclose(sink);
+    }
     printf("decode %zu bytes in %.3f s (%.0f MB/s on the wire, %.1f M zones/s); zone log %.2f bytes/zone "
            "(%.2f allocated)\n", n, dt, (double)n / 1e6 / dt, (double)s.model.zone_count / 1e6 / dt,
            (double)used / (double)(s.model.zone_count ? s.model.zone_count : 1),

@@ -29,7 +29,7 @@ static void *stream_main(void *arg)
     tfile_t *t = s->t;
     pthread_mutex_lock(&t->lock);
     for (;;) {
-        while (s->next >= t->produced && !t->closing) pthread_cond_wait(&t->work, &t->lock);
+        while (s->next >= t->produced && !t->closing) pthread_cond_wait(&s->work, &t->lock);
         if (s->next >= t->produced) break;
         tfile_slot_t *sl = &t->slot[s->next % TFILE_SLOTS];
         pthread_mutex_unlock(&t->lock);
@@ -44,7 +44,7 @@ static void *stream_main(void *arg)
         sl->failed = failed;
         sl->ready = true;
         s->next += (uint64_t)t->streams;
-        pthread_cond_broadcast(&t->done);
+        if (t->waiting) pthread_cond_signal(&t->done);
     }
     pthread_mutex_unlock(&t->lock);
     return NULL;
@@ -57,7 +57,6 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams)
     t->streams = streams < 1 ? 1 : streams > TFILE_MAX_STREAMS ? TFILE_MAX_STREAMS : streams;
     t->outcap = ZSTD_compressBound(TFILE_CHUNK);
     pthread_mutex_init(&t->lock, NULL);
-    pthread_cond_init(&t->work, NULL);
     pthread_cond_init(&t->done, NULL);
     for (int i = 0; i < TFILE_SLOTS; i++) {
         t->slot[i].in = xmalloc(TFILE_CHUNK);
@@ -67,6 +66,7 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams)
         tfile_stream_t *s = &t->s[i];
         s->t = t;
         s->index = i;
+        pthread_cond_init(&s->work, NULL);
         s->next = (uint64_t)i;
         ZSTD_CCtx *c = ZSTD_createCCtx();
         if (!c) {
@@ -97,7 +97,9 @@ static void write_ready(tfile_t *t, uint64_t wait_for)
         tfile_slot_t *sl = &t->slot[t->written % TFILE_SLOTS];
         if (!sl->ready) {
             if (t->written > wait_for || wait_for == UINT64_MAX) break;
+            t->waiting = true;
             pthread_cond_wait(&t->done, &t->lock);
+            t->waiting = false;
             continue;
         }
         if (sl->failed) fail(t, EIO, "compressing a block");
@@ -118,8 +120,8 @@ static void emit_chunk(tfile_t *t)
     if (t->used == 0) return;
     pthread_mutex_lock(&t->lock);
     t->slot[t->produced % TFILE_SLOTS].in_len = t->used;
+    pthread_cond_signal(&t->s[t->produced % (uint64_t)t->streams].work);
     t->produced++;
-    pthread_cond_broadcast(&t->work);
     /* the next slot must be free: its previous chunk written */
     if (t->produced >= TFILE_SLOTS) write_ready(t, t->produced - TFILE_SLOTS);
     else write_ready(t, UINT64_MAX);
@@ -129,7 +131,7 @@ static void emit_chunk(tfile_t *t)
     t->cur = t->slot[t->produced % TFILE_SLOTS].in;
 }
 
-void tfile_write(tfile_t *t, const void *p, size_t n)
+void tfile_write_slow(tfile_t *t, const void *p, size_t n)
 {
     const uint8_t *b = p;
     t->payload_bytes += n;
@@ -149,18 +151,18 @@ int tfile_close(tfile_t *t)
     pthread_mutex_lock(&t->lock);
     if (t->produced) write_ready(t, t->produced - 1);
     t->closing = true;
-    pthread_cond_broadcast(&t->work);
+    for (int i = 0; i < t->streams; i++) pthread_cond_signal(&t->s[i].work);
     pthread_mutex_unlock(&t->lock);
     for (int i = 0; i < t->streams; i++) {
         if (t->s[i].started) pthread_join(t->s[i].thread, NULL);
         ZSTD_freeCCtx(t->s[i].zc);
+        pthread_cond_destroy(&t->s[i].work);
     }
     for (int i = 0; i < TFILE_SLOTS; i++) {
         free(t->slot[i].in);
         free(t->slot[i].out);
     }
     pthread_mutex_destroy(&t->lock);
-    pthread_cond_destroy(&t->work);
     pthread_cond_destroy(&t->done);
     return t->err ? -1 : 0;
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #define TFILE_CHUNK 65536
 #define TFILE_MAX_STREAMS 16
@@ -36,6 +37,7 @@ typedef struct {
     pthread_t thread;
     bool started;
     uint64_t next;              /* next chunk number of this stream to compress */
+    pthread_cond_t work;        /* a chunk for this stream, or closing */
 } tfile_stream_t;
 
 struct tfile {
@@ -47,8 +49,9 @@ struct tfile {
     uint64_t produced;          /* chunks handed to the compressors */
     uint64_t written;           /* chunks written to the file */
     bool closing;
+    bool waiting;               /* the producer waits for a block */
     pthread_mutex_t lock;
-    pthread_cond_t work, done;
+    pthread_cond_t done;
     uint8_t *cur;               /* the chunk being filled (slot produced % TFILE_SLOTS) */
     size_t used;
     uint64_t nchunks;
@@ -60,7 +63,17 @@ struct tfile {
 /* Start a container on an open stream. Returns 0 or -1 (errno set). */
 int tfile_open(tfile_t *t, FILE *fp, int level, int streams);
 /* Append payload bytes. Failures are remembered and reported by close. */
-void tfile_write(tfile_t *t, const void *p, size_t n);
+void tfile_write_slow(tfile_t *t, const void *p, size_t n);
+static inline void tfile_write(tfile_t *t, const void *p, size_t n)
+{
+    if (__builtin_expect(t->used + n < TFILE_CHUNK, 1)) {
+        memcpy(t->cur + t->used, p, n);
+        t->used += n;
+        t->payload_bytes += n;
+        return;
+    }
+    tfile_write_slow(t, p, n);
+}
 /* Flush the last chunk, wait for the compressors and release them (the
  * FILE stays open). Returns 0 or -1 with t->err / t->err_what set. */
 int tfile_close(tfile_t *t);
