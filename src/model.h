@@ -24,31 +24,9 @@
 #include "rhorder.h"
 #include "strtab.h"
 #include "util.h"
+#include "zlog.h"
 
 /* ---- zones ------------------------------------------------------------ */
-
-/* A thread's zones are kept as a compact log of begin/end records in
- * stream order (which is depth-first order), in a list of chunks. */
-typedef struct zchunk {
-    struct zchunk *next;
-    uint32_t used, cap;
-    uint8_t data[];
-} zchunk_t;
-
-/* Zone log records (model_zones.c), one tag byte then varints:
- *   begin: 1 I s s s s s s   s = zigzag(srcloc) (63: varint follows),
- *                            then varint zigzag(start - previous time)
- *   end:   0 I C d d d d d   d = low 5 bits of zigzag(end - previous time),
- *                            C: varint of the remaining bits follows;
- *                            I: varint children and varint extra follow
- * A begin's I bit is set afterwards, when the zone gets a child or extra
- * data: the writer needs those before the zone's children. */
-enum {
-    ZL_BEGIN = 0x80,
-    ZL_INFO = 0x40,
-    ZL_MORE = 0x20,
-    ZL_SRCLOC_ESCAPE = 0x3F,
-};
 
 typedef struct {
     int64_t start;
@@ -563,26 +541,6 @@ const char *model_ptr_string(const model_t *m, uint64_t ptr);
 int64_t discovery_find(const discovery_t *d, uint64_t name);
 void discovery_add_pending(discovery_t *d, uint64_t name, uint32_t item);
 int64_t discovery_resolve(model_t *m, discovery_t *d, uint64_t name, uint32_t str, int64_t *item);
-
-/* Reading a thread's zone log back (model_zones.c), for the writer. */
-typedef struct {
-    const zchunk_t *chunk;
-    const uint8_t *p, *end;
-    int64_t ref;
-} zlog_reader_t;
-
-typedef struct {
-    bool begin;          /* a begin record, else an end record */
-    bool info;           /* begin: the end carries children/extra; end: they follow */
-    int16_t srcloc;      /* begin */
-    int64_t time;        /* start or end */
-    uint32_t nchild;     /* end with info */
-    uint32_t extra;      /* end with info */
-} zlog_rec_t;
-
-void zlog_reader_init(zlog_reader_t *r, const thread_t *t);
-/* Next record; false at the end of the log. */
-bool zlog_next(zlog_reader_t *r, zlog_rec_t *rec);
 
 /* ---- event handlers (one per event kind; see event.c for the wire) ---- */
 void model_thread_context(model_t *m, uint64_t thread);

@@ -1,11 +1,6 @@
 /* model_zones.c - CPU zones: begin/end, text, name, colour, value and
- * validation, stored as a compact per-thread log.
- *
- * A thread's zones arrive as begin/end events in depth-first order, which
- * is the order of the file's timeline. Instead of a node per zone we append
- * small varint records to the thread's log (a few bytes per zone); the
- * writer replays it. The end record carries what only the end knows: the
- * number of children and the zone-extra index. */
+ * validation, appended to each thread's compact zone log (zlog.h), with a
+ * fast path for runs of plain zone events. */
 #include "model.h"
 
 #include "event.h"
@@ -82,49 +77,6 @@ static inline void zlog_end(thread_t *t, int64_t end, uint32_t nchild, uint32_t 
     *tag = b;
     t->log_ref = end;
     zlog_commit(t, q);
-}
-
-void zlog_reader_init(zlog_reader_t *r, const thread_t *t)
-{
-    r->chunk = t->log_head;
-    r->p = r->chunk ? r->chunk->data : NULL;
-    r->end = r->chunk ? r->chunk->data + r->chunk->used : NULL;
-    r->ref = 0;
-}
-
-bool zlog_next(zlog_reader_t *r, zlog_rec_t *rec)
-{
-    while (__builtin_expect(r->p == r->end, 0)) {
-        if (!r->chunk) return false;
-        r->chunk = r->chunk->next;
-        if (!r->chunk) {
-            r->p = r->end = NULL;
-            return false;
-        }
-        r->p = r->chunk->data;
-        r->end = r->chunk->data + r->chunk->used;
-    }
-    const uint8_t *p = r->p;
-    const uint8_t tag = *p++;
-    rec->info = tag & ZL_INFO;
-    if (tag & ZL_BEGIN) {
-        rec->begin = true;
-        const uint8_t s = tag & ZL_SRCLOC_ESCAPE;
-        rec->srcloc = (int16_t)unzigzag(s < ZL_SRCLOC_ESCAPE ? s : varint_get(&p));
-        r->ref += unzigzag(varint_get(&p));
-    } else {
-        rec->begin = false;
-        uint64_t zd = tag & 0x1F;
-        if (tag & ZL_MORE) zd |= varint_get(&p) << 5;
-        r->ref += unzigzag(zd);
-        if (rec->info) {
-            rec->nchild = (uint32_t)varint_get(&p);
-            rec->extra = (uint32_t)varint_get(&p);
-        }
-    }
-    rec->time = r->ref;
-    r->p = p;
-    return true;
 }
 
 /* ---- begin and end -------------------------------------------------------------- */

@@ -332,8 +332,8 @@ static zone_info_t *collect_zone_info(const thread_t *t, uint32_t *top)
     *top = 0;
     zlog_reader_t r;
     zlog_rec_t rec;
-    zlog_reader_init(&r, t);
-    while (zlog_next(&r, &rec)) {
+    zlog_reader_init(&r, t->log_head);
+    while (zlog_scan(&r, &rec)) {
         if (rec.begin) {
             if (stack.n == 0) (*top)++;
             int64_t slot = -1;
@@ -365,7 +365,7 @@ static void write_timeline(const thread_t *t, tfile_t *f)
     tfile_u32(f, top);
     zlog_reader_t r;
     zlog_rec_t rec;
-    zlog_reader_init(&r, t);
+    zlog_reader_init(&r, t->log_head);
     while (zlog_next(&r, &rec)) {
         if (rec.begin) {
             const zone_info_t zi = rec.info ? info[next++] : (zone_info_t){ 0, 0 };

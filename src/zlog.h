@@ -1,0 +1,129 @@
+/* zlog.h - the compact zone log: how a thread's zones are kept in memory
+ * between the capture (model_zones.c appends) and the writer (replays).
+ *
+ * A thread's zones arrive as begin/end events in stream order, which is
+ * depth-first order, the order of the file's timeline. Each event becomes
+ * a record of one tag byte and varints, in a list of chunks:
+ *   begin: 1 I s s s s s s   s = zigzag(srcloc) (63: varint follows),
+ *                            then varint zigzag(start - previous time)
+ *   end:   0 I C d d d d d   d = low 5 bits of zigzag(end - previous time),
+ *                            C: varint of the remaining bits follows;
+ *                            I: varint children and varint extra follow
+ * A begin's I bit is set afterwards, when the zone gets a child or extra
+ * data: the writer needs those before the zone's children, and takes them
+ * from the matching end record in a first pass. */
+#ifndef TC_ZLOG_H
+#define TC_ZLOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util.h"
+
+typedef struct zchunk {
+    struct zchunk *next;
+    uint32_t used, cap;
+    uint8_t data[];
+} zchunk_t;
+
+enum {
+    ZL_BEGIN = 0x80,
+    ZL_INFO = 0x40,
+    ZL_MORE = 0x20,
+    ZL_SRCLOC_ESCAPE = 0x3F,
+};
+
+typedef struct {
+    const zchunk_t *chunk;
+    const uint8_t *p, *end;
+    int64_t ref;
+} zlog_reader_t;
+
+typedef struct {
+    bool begin;          /* a begin record, else an end record */
+    bool info;           /* begin: the end carries children/extra; end: they follow */
+    int16_t srcloc;      /* begin */
+    int64_t time;        /* start or end */
+    uint32_t nchild;     /* end with info */
+    uint32_t extra;      /* end with info */
+} zlog_rec_t;
+
+static inline void zlog_reader_init(zlog_reader_t *r, const zchunk_t *head)
+{
+    r->chunk = head;
+    r->p = head ? head->data : NULL;
+    r->end = head ? head->data + head->used : NULL;
+    r->ref = 0;
+}
+
+/* Move to the next chunk when the current one is used up; false at the end. */
+static inline bool zlog_more(zlog_reader_t *r)
+{
+    while (__builtin_expect(r->p == r->end, 0)) {
+        if (!r->chunk || !(r->chunk = r->chunk->next)) {
+            r->p = r->end = NULL;
+            return false;
+        }
+        r->p = r->chunk->data;
+        r->end = r->chunk->data + r->chunk->used;
+    }
+    return true;
+}
+
+static inline void varint_skip(const uint8_t **pp)
+{
+    const uint8_t *p = *pp;
+    while (*p++ & 0x80) {}
+    *pp = p;
+}
+
+/* Next record; false at the end of the log. */
+static inline bool zlog_next(zlog_reader_t *r, zlog_rec_t *rec)
+{
+    if (!zlog_more(r)) return false;
+    const uint8_t *p = r->p;
+    const uint8_t tag = *p++;
+    rec->info = tag & ZL_INFO;
+    rec->begin = tag & ZL_BEGIN;
+    if (rec->begin) {
+        const uint8_t s = tag & ZL_SRCLOC_ESCAPE;
+        rec->srcloc = (int16_t)unzigzag(s < ZL_SRCLOC_ESCAPE ? s : varint_get(&p));
+        r->ref += unzigzag(varint_get(&p));
+    } else {
+        uint64_t zd = tag & 0x1F;
+        if (tag & ZL_MORE) zd |= varint_get(&p) << 5;
+        r->ref += unzigzag(zd);
+        if (rec->info) {
+            rec->nchild = (uint32_t)varint_get(&p);
+            rec->extra = (uint32_t)varint_get(&p);
+        }
+    }
+    rec->time = r->ref;
+    r->p = p;
+    return true;
+}
+
+/* Next record's structure only (begin/end, info and an end's figures);
+ * times and locations are skipped. */
+static inline bool zlog_scan(zlog_reader_t *r, zlog_rec_t *rec)
+{
+    if (!zlog_more(r)) return false;
+    const uint8_t *p = r->p;
+    const uint8_t tag = *p++;
+    rec->info = tag & ZL_INFO;
+    rec->begin = tag & ZL_BEGIN;
+    if (rec->begin) {
+        if ((tag & ZL_SRCLOC_ESCAPE) == ZL_SRCLOC_ESCAPE) varint_skip(&p);
+        varint_skip(&p);
+    } else {
+        if (tag & ZL_MORE) varint_skip(&p);
+        if (rec->info) {
+            rec->nchild = (uint32_t)varint_get(&p);
+            rec->extra = (uint32_t)varint_get(&p);
+        }
+    }
+    r->p = p;
+    return true;
+}
+
+#endif
