@@ -651,6 +651,16 @@ static int cmp_i64(const void *a, const void *b)
 
 void model_finish(model_t *m)
 {
+    /* zones still open: their info slots get the figures so far */
+    for (size_t i = 0; i < m->nthreads; i++) {
+        const thread_t *t = m->threads[i];
+        for (size_t k = 0; k < t->stack.n; k++) {
+            const open_zone_t *z = &t->stack.v[k];
+            if (!z->slot) continue;
+            memcpy(z->slot, &z->nchild, 4);
+            memcpy(z->slot + 4, &z->extra, 4);
+        }
+    }
     for (size_t i = 0; i < m->nplots; i++) SORT_BY_TIME(m->plots[i]->points.v, m->plots[i]->points.n, cmp_point);
     for (size_t i = 0; i < m->nthreads; i++) {
         thread_t *t = m->threads[i];

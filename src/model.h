@@ -31,6 +31,7 @@
 typedef struct {
     int64_t start;
     uint8_t *tag;       /* the begin record's tag byte in the log */
+    uint8_t *slot;      /* its info slot (zlog.h), NULL until needed */
     uint32_t extra;     /* zone-extra index, 0 = none */
     uint32_t nchild;
     uint32_t zone_id;   /* ZoneValidation id pushed with the zone */
@@ -47,6 +48,7 @@ typedef struct thread {
     bool is_fiber;
     int32_t group_hint;
     uint64_t zone_count;
+    uint32_t top_zones;             /* zones at the top level of the timeline */
     uint64_t kernel_samples;
     zchunk_t *log_head, *log_tail;
     int64_t log_ref;                /* last time written to the log */

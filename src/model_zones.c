@@ -60,7 +60,8 @@ static inline uint8_t *zlog_begin(thread_t *t, int16_t srcloc, int64_t start)
     return tag;
 }
 
-static inline void zlog_end(thread_t *t, int64_t end, uint32_t nchild, uint32_t extra)
+/* Append an end record, and fill the zone's info slot if it has one. */
+static inline void zlog_end(thread_t *t, int64_t end, const open_zone_t *z)
 {
     uint8_t *tag = zlog_reserve(t), *q = tag + 1;
     const uint64_t zd = zigzag(end - t->log_ref);
@@ -69,14 +70,24 @@ static inline void zlog_end(thread_t *t, int64_t end, uint32_t nchild, uint32_t 
         b |= ZL_MORE;
         q += varint_put(q, zd >> 5);
     }
-    if (nchild || extra) {
-        b |= ZL_INFO;
-        q += varint_put(q, nchild);
-        q += varint_put(q, extra);
-    }
     *tag = b;
     t->log_ref = end;
     zlog_commit(t, q);
+    if (z->slot) {
+        memcpy(z->slot, &z->nchild, 4);
+        memcpy(z->slot + 4, &z->extra, 4);
+    }
+}
+
+/* Give the innermost open zone its info slot. Nothing has been logged
+ * since its begin record (see zlog.h), so the slot lands right after it. */
+static void zlog_add_slot(thread_t *t, open_zone_t *z)
+{
+    uint8_t *slot = zlog_reserve(t);
+    memset(slot, 0, ZL_SLOT);
+    zlog_commit(t, slot + ZL_SLOT);
+    *z->tag |= ZL_INFO;
+    z->slot = slot;
 }
 
 /* ---- begin and end -------------------------------------------------------------- */
@@ -86,11 +97,12 @@ static inline __attribute__((always_inline)) void new_zone(model_t *m, thread_t 
 {
     m->zone_count++;
     t->zone_count++;
+    if (t->stack.n == 0) t->top_zones++;
     if (t->stack.n) {
         open_zone_t *parent = &t->stack.v[t->stack.n - 1];
         if (parent->nchild++ == 0) {
             m->zone_parents++;
-            *parent->tag |= ZL_INFO;
+            if (!parent->slot) zlog_add_slot(t, parent);
         }
     }
     VEC_RESERVE(t->stack, t->stack.n + 1);
@@ -99,16 +111,18 @@ static inline __attribute__((always_inline)) void new_zone(model_t *m, thread_t 
     z->srcloc = srcloc;
     z->zone_id = t->next_zone_id;
     z->extra = z->nchild = 0;
+    z->slot = NULL;
     z->tag = zlog_begin(t, srcloc, start);
     t->next_zone_id = 0;
 }
 
-static zone_extra_t *request_extra(model_t *m, open_zone_t *z)
+/* The zone-extra entry of an open zone, allocated on first need. */
+static zone_extra_t *request_extra(model_t *m, thread_t *t, open_zone_t *z)
 {
     if (!z->extra) {
         zone_extra_t e = {0};
         z->extra = (uint32_t)m->zone_extras.n;
-        *z->tag |= ZL_INFO;
+        if (!z->slot) zlog_add_slot(t, z);
         VEC_PUSH(m->zone_extras, e);
     }
     return &m->zone_extras.v[z->extra];
@@ -119,7 +133,7 @@ static void attach_callstack(model_t *m)
 {
     thread_t *t = model_current_thread(m);
     open_zone_t *z = &t->stack.v[t->stack.n - 1];
-    request_extra(m, z)->callstack = t->next_callstack;
+    request_extra(m, t, z)->callstack = t->next_callstack;
     t->next_callstack = 0;
 }
 
@@ -165,7 +179,7 @@ void model_zone_end(model_t *m, int64_t ticks)
     t->next_zone_id = 0;
     const int64_t end = model_time(m, ticks);
     if (end < z.start) model_failure(m, "zone on thread %" PRIu64 " ends before it starts", t->id);
-    zlog_end(t, end, z.nchild, z.extra);
+    zlog_end(t, end, &z);
     m->zone_counts[(uint16_t)z.srcloc]++;
     model_raise_time(m, end);
 }
@@ -175,9 +189,9 @@ void model_zone_validation(model_t *m, uint32_t id)
     model_current_thread(m)->next_zone_id = id;
 }
 
-/* The innermost open zone that a ZoneText/Name/Color/Value applies to, or
- * NULL (an instrumentation failure upstream). */
-static open_zone_t *annotated_zone(model_t *m, const char *what)
+/* The thread whose innermost open zone a ZoneText/Name/Color/Value
+ * applies to, or NULL (an instrumentation failure upstream). */
+static thread_t *annotated_thread(model_t *m, const char *what)
 {
     thread_t *t = m->cur_thread ? m->cur_thread : model_find_thread(m, m->cur_thread_id);
     if (t) m->cur_thread = t;
@@ -187,14 +201,17 @@ static open_zone_t *annotated_zone(model_t *m, const char *what)
         return NULL;
     }
     t->next_zone_id = 0;
-    return &t->stack.v[t->stack.n - 1];
+    return t;
 }
+
+static inline open_zone_t *innermost(thread_t *t) { return &t->stack.v[t->stack.n - 1]; }
 
 /* Set a zone's text, or append it after a newline (upstream joins the
  * strings up to their first NUL). */
-static void append_text(model_t *m, open_zone_t *z, const char *s, size_t n)
+static void append_text(model_t *m, thread_t *t, const char *s, size_t n)
 {
-    zone_extra_t *e = request_extra(m, z);
+    open_zone_t *z = innermost(t);
+    zone_extra_t *e = request_extra(m, t, z);
     if (!e->text) {
         e->text = model_store_string(m, s, n) + 1;
         return;
@@ -213,34 +230,34 @@ static void append_text(model_t *m, open_zone_t *z, const char *s, size_t n)
 
 void model_zone_text(model_t *m)
 {
-    open_zone_t *z = annotated_zone(m, "ZoneText");
+    thread_t *t = annotated_thread(m, "ZoneText");
     int64_t s = model_take_single_string(m);
-    if (!z || s < 0) return;
-    append_text(m, z, strtab_get(&m->strings, (uint32_t)s), strtab_len(&m->strings, (uint32_t)s));
+    if (!t || s < 0) return;
+    append_text(m, t, strtab_get(&m->strings, (uint32_t)s), strtab_len(&m->strings, (uint32_t)s));
 }
 
 void model_zone_name(model_t *m)
 {
-    open_zone_t *z = annotated_zone(m, "ZoneName");
+    thread_t *t = annotated_thread(m, "ZoneName");
     int64_t s = model_take_single_string(m);
-    if (!z || s < 0) return;
-    request_extra(m, z)->name = (uint32_t)s + 1;
+    if (!t || s < 0) return;
+    request_extra(m, t, innermost(t))->name = (uint32_t)s + 1;
 }
 
 void model_zone_color(model_t *m, uint8_t r, uint8_t g, uint8_t b)
 {
-    open_zone_t *z = annotated_zone(m, "ZoneColor");
-    if (!z) return;
-    request_extra(m, z)->color = ((uint32_t)b << 16) | ((uint32_t)g << 8) | r;
+    thread_t *t = annotated_thread(m, "ZoneColor");
+    if (!t) return;
+    request_extra(m, t, innermost(t))->color = ((uint32_t)b << 16) | ((uint32_t)g << 8) | r;
 }
 
 void model_zone_value(model_t *m, uint64_t value)
 {
-    open_zone_t *z = annotated_zone(m, "ZoneValue");
-    if (!z) return;
+    thread_t *t = annotated_thread(m, "ZoneValue");
+    if (!t) return;
     char tmp[64];
     int n = snprintf(tmp, sizeof tmp, "%" PRIu64 " [0x%" PRIx64 "]", value, value);
-    append_text(m, z, tmp, (size_t)n);
+    append_text(m, t, tmp, (size_t)n);
 }
 
 /* ---- the fast path ------------------------------------------------------------------ */
@@ -295,7 +312,7 @@ size_t model_zone_run(model_t *m, const uint8_t *p, size_t n, int64_t *ref)
             const open_zone_t *z = &t->stack.v[--t->stack.n];
             t->next_zone_id = 0;
             if (time < z->start) model_failure(m, "zone on thread %" PRIu64 " ends before it starts", t->id);
-            zlog_end(t, time, z->nchild, z->extra);
+            zlog_end(t, time, z);
             m->zone_counts[(uint16_t)z->srcloc]++;
             model_raise_time(m, time);
         }

@@ -316,51 +316,12 @@ static void write_zone_extras(const model_t *m, tfile_t *f)
 
 /* ---- CPU zone timelines ------------------------------------------------------------ */
 
-/* What the file needs at a zone's start but the log only knows at its
- * end: its children count and extra index, for the zones whose begin record
- * says they have any, in begin order. */
-typedef struct {
-    uint32_t nchild, extra;
-} zone_info_t;
-
-/* First pass over a thread's log: fill the info of flagged zones (slots
- * taken in begin order, filled at their end) and count the top level. */
-static zone_info_t *collect_zone_info(const thread_t *t, uint32_t *top)
-{
-    VEC(zone_info_t) info = {0};
-    VEC(int64_t) stack = {0};          /* info slot of each open zone, -1 = none */
-    *top = 0;
-    zlog_reader_t r;
-    zlog_rec_t rec;
-    zlog_reader_init(&r, t->log_head);
-    while (zlog_scan(&r, &rec)) {
-        if (rec.begin) {
-            if (stack.n == 0) (*top)++;
-            int64_t slot = -1;
-            if (rec.info) {
-                zone_info_t zi = { 0, 0 };
-                slot = (int64_t)info.n;
-                VEC_PUSH(info, zi);
-            }
-            VEC_PUSH(stack, slot);
-        } else if (stack.n) {
-            const int64_t slot = stack.v[--stack.n];
-            if (slot >= 0 && rec.info) info.v[slot] = (zone_info_t){ rec.nchild, rec.extra };
-        }
-    }
-    /* Zones still open: their figures are on the thread's live stack. */
-    for (size_t i = 0; i < stack.n && i < t->stack.n; i++)
-        if (stack.v[i] >= 0) info.v[stack.v[i]] = (zone_info_t){ t->stack.v[i].nchild, t->stack.v[i].extra };
-    VEC_FREE(stack);
-    return info.v;
-}
-
-/* Second pass: the timeline in file order (file spec section 5.20). */
+/* A thread's timeline in file order (file spec section 5.20), read from
+ * its zone log in one pass: the log is already in depth-first order. */
 static void write_timeline(const thread_t *t, tfile_t *f)
 {
-    uint32_t top;
-    zone_info_t *info = collect_zone_info(t, &top);
-    size_t next = 0, depth = 0;
+    const uint32_t top = t->top_zones;
+    size_t depth = 0;
     int64_t ref = 0;
     tfile_u32(f, top);
     zlog_reader_t r;
@@ -368,14 +329,13 @@ static void write_timeline(const thread_t *t, tfile_t *f)
     zlog_reader_init(&r, t->log_head);
     while (zlog_next(&r, &rec)) {
         if (rec.begin) {
-            const zone_info_t zi = rec.info ? info[next++] : (zone_info_t){ 0, 0 };
             uint8_t b[18];
             const int16_t sl = rec.srcloc;
             const int64_t d = rec.time - ref;
             memcpy(b, &sl, 2);
             memcpy(b + 2, &d, 8);
-            memcpy(b + 10, &zi.extra, 4);
-            memcpy(b + 14, &zi.nchild, 4);
+            memcpy(b + 10, &rec.extra, 4);
+            memcpy(b + 14, &rec.nchild, 4);
             tfile_write(f, b, sizeof b);
             ref = rec.time;
             depth++;
@@ -385,7 +345,6 @@ static void write_timeline(const thread_t *t, tfile_t *f)
         }
     }
     while (depth--) put_time(f, &ref, -1);   /* zones never ended */
-    free(info);
 }
 
 /* A sample list (sorted by model_finish). */

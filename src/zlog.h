@@ -41,12 +41,13 @@ typedef struct {
 
 typedef struct {
     bool begin;          /* a begin record, else an end record */
-    bool info;           /* begin: the end carries children/extra; end: they follow */
     int16_t srcloc;      /* begin */
     int64_t time;        /* start or end */
-    uint32_t nchild;     /* end with info */
-    uint32_t extra;      /* end with info */
+    uint32_t nchild;     /* begin: its info slot, or 0 */
+    uint32_t extra;      /* begin: its info slot, or 0 */
 } zlog_rec_t;
+
+#define ZL_SLOT 8
 
 static inline void zlog_reader_init(zlog_reader_t *r, const zchunk_t *head)
 {
@@ -70,58 +71,33 @@ static inline bool zlog_more(zlog_reader_t *r)
     return true;
 }
 
-static inline void varint_skip(const uint8_t **pp)
-{
-    const uint8_t *p = *pp;
-    while (*p++ & 0x80) {}
-    *pp = p;
-}
-
 /* Next record; false at the end of the log. */
 static inline bool zlog_next(zlog_reader_t *r, zlog_rec_t *rec)
 {
     if (!zlog_more(r)) return false;
     const uint8_t *p = r->p;
     const uint8_t tag = *p++;
-    rec->info = tag & ZL_INFO;
     rec->begin = tag & ZL_BEGIN;
     if (rec->begin) {
         const uint8_t s = tag & ZL_SRCLOC_ESCAPE;
         rec->srcloc = (int16_t)unzigzag(s < ZL_SRCLOC_ESCAPE ? s : varint_get(&p));
         r->ref += unzigzag(varint_get(&p));
+        rec->nchild = rec->extra = 0;
+        if (tag & ZL_INFO) {
+            /* the slot follows, possibly at the start of the next chunk */
+            r->p = p;
+            if (!zlog_more(r)) return false;
+            p = r->p;
+            rec->nchild = ld32(p);
+            rec->extra = ld32(p + 4);
+            p += ZL_SLOT;
+        }
     } else {
         uint64_t zd = tag & 0x1F;
         if (tag & ZL_MORE) zd |= varint_get(&p) << 5;
         r->ref += unzigzag(zd);
-        if (rec->info) {
-            rec->nchild = (uint32_t)varint_get(&p);
-            rec->extra = (uint32_t)varint_get(&p);
-        }
     }
     rec->time = r->ref;
-    r->p = p;
-    return true;
-}
-
-/* Next record's structure only (begin/end, info and an end's figures);
- * times and locations are skipped. */
-static inline bool zlog_scan(zlog_reader_t *r, zlog_rec_t *rec)
-{
-    if (!zlog_more(r)) return false;
-    const uint8_t *p = r->p;
-    const uint8_t tag = *p++;
-    rec->info = tag & ZL_INFO;
-    rec->begin = tag & ZL_BEGIN;
-    if (rec->begin) {
-        if ((tag & ZL_SRCLOC_ESCAPE) == ZL_SRCLOC_ESCAPE) varint_skip(&p);
-        varint_skip(&p);
-    } else {
-        if (tag & ZL_MORE) varint_skip(&p);
-        if (rec->info) {
-            rec->nchild = (uint32_t)varint_get(&p);
-            rec->extra = (uint32_t)varint_get(&p);
-        }
-    }
     r->p = p;
     return true;
 }
