@@ -45,6 +45,10 @@ typedef struct capture {
     unsigned connect_attempts;
     char connect_error[128];
     bytes_t out;                  /* query bytes waiting to be written */
+    struct netdec *dec;           /* the frame decoder thread, once streaming */
+    uv_async_t decoded;           /* it has frames for us */
+    bool reading_paused;          /* too much undecoded input: stop reading */
+    uint64_t frames, compressed, decompressed;   /* decoder statistics */
     uint8_t *rxbuf;
     size_t rxcap;
 

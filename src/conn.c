@@ -14,16 +14,21 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "netdec.h"
 #include "progress.h"
 #include "proto.h"
 
 #define RETRY_MS 10
+/* Stop reading when this much input waits for the decoder; resume below
+ * a quarter of it. */
+#define BACKLOG_HIGH (64u << 20)
 #define TICK_MS 100
 #define HANDSHAKE_NOTICE_NS (5ULL * 1000000000ULL)
 
 static void finish(capture_t *c, outcome_t outcome);
 static void try_connect(capture_t *c);
 static void on_retry(uv_timer_t *t);
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
 static void start_resolve(capture_t *c);
 
 uint64_t process_rss(void)
@@ -92,6 +97,7 @@ static void close_all(capture_t *c)
     close_handle((uv_handle_t *)&c->connect_timer);
     close_handle((uv_handle_t *)&c->stop_timer);
     close_handle((uv_handle_t *)&c->tick_timer);
+    close_handle((uv_handle_t *)&c->decoded);
     for (int i = 0; i < 3; i++) close_handle((uv_handle_t *)&c->signals[i]);
     if (c->tcp_open) {
         close_handle((uv_handle_t *)&c->tcp);
@@ -155,25 +161,9 @@ static void on_welcome(capture_t *c)
     if (!c->opts->quiet) progress_connected(c);
 }
 
-static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+/* After the session changed state, end the connection if it is over. */
+static void settle(capture_t *c, session_state_t st)
 {
-    capture_t *c = s->data;
-    (void)buf;
-    if (nread < 0) {
-        if (c->session.state == SESSION_HANDSHAKE) finish(c, OUT_DROPPED);
-        else if (c->session.model.terminate && !session_waiting(&c->session, NULL, 0)) finish(c, OUT_COMPLETE);
-        else finish(c, c->stop_requested ? OUT_STOPPED : OUT_CLIENT_GONE);
-        if (c->outcome == OUT_CLIENT_GONE && nread != UV_EOF)
-            snprintf(c->stop_reason, sizeof c->stop_reason, "%s", uv_strerror((int)nread));
-        return;
-    }
-    if (nread == 0) return;
-    c->t_last_rx = uv_hrtime();
-    c->rx_bytes += (uint64_t)nread;
-    const session_state_t before = c->session.state;
-    const session_state_t st = session_feed(&c->session, c->rxbuf, (size_t)nread);
-    if (before == SESSION_HANDSHAKE && st != SESSION_HANDSHAKE && st != SESSION_REJECTED) on_welcome(c);
-    flush_out(c);
     switch (st) {
     case SESSION_REJECTED:
         finish(c, c->session.status == HS_PROTOCOL_MISMATCH ? OUT_MISMATCH
@@ -183,6 +173,85 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     case SESSION_COMPLETE: finish(c, c->stop_requested ? OUT_STOPPED : OUT_COMPLETE); break;
     case SESSION_BROKEN: finish(c, OUT_BROKEN); break;
     default: break;
+    }
+}
+
+/* The input ended (EOF or a read error) and every frame before it is in. */
+static void on_input_end(capture_t *c)
+{
+    if (c->session.state == SESSION_HANDSHAKE) finish(c, OUT_DROPPED);
+    else if (c->session.model.terminate && !session_waiting(&c->session, NULL, 0)) finish(c, OUT_COMPLETE);
+    else finish(c, c->stop_requested ? OUT_STOPPED : OUT_CLIENT_GONE);
+}
+
+/* The decoder thread has frames: process them in order. */
+static void on_decoded(uv_async_t *h)
+{
+    capture_t *c = h->data;
+    netdec_item_t it;
+    while (!c->finishing && netdec_pop(c->dec, &it)) {
+        switch (it.kind) {
+        case NETDEC_FRAME: {
+            session_state_t st = session_feed_frame(&c->session, it.data, it.n, it.frame_no, it.offset);
+            netdec_release(c->dec, &it);
+            flush_out(c);
+            settle(c, st);
+            break;
+        }
+        case NETDEC_ERROR:
+            snprintf(c->session.err, sizeof c->session.err, "%s", netdec_error(c->dec));
+            c->session.state = SESSION_BROKEN;
+            finish(c, OUT_BROKEN);
+            break;
+        case NETDEC_END:
+            on_input_end(c);
+            break;
+        }
+    }
+    if (c->reading_paused && !c->finishing && netdec_backlog(c->dec) < BACKLOG_HIGH / 4) {
+        c->reading_paused = false;
+        uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+    }
+}
+
+/* Called on the decoder thread. */
+static void notify_decoded(void *ctx)
+{
+    capture_t *c = ctx;
+    uv_async_send(&c->decoded);
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    capture_t *c = s->data;
+    (void)buf;
+    if (nread < 0) {
+        if (nread != UV_EOF) snprintf(c->stop_reason, sizeof c->stop_reason, "%s", uv_strerror((int)nread));
+        uv_read_stop(s);
+        if (c->dec) netdec_end(c->dec);   /* the rest comes as the END item */
+        else on_input_end(c);
+        return;
+    }
+    if (nread == 0) return;
+    c->t_last_rx = uv_hrtime();
+    c->rx_bytes += (uint64_t)nread;
+    const uint8_t *p = c->rxbuf;
+    size_t n = (size_t)nread;
+    if (!c->dec) {
+        const size_t used = session_feed_handshake(&c->session, p, n);
+        p += used;
+        n -= used;
+        if (c->session.state != SESSION_STREAMING) {
+            settle(c, c->session.state);
+            return;
+        }
+        on_welcome(c);
+        c->dec = netdec_start(session_frames_offset(&c->session), notify_decoded, c);
+    }
+    netdec_push(c->dec, p, n);
+    if (netdec_backlog(c->dec) > BACKLOG_HIGH) {
+        c->reading_paused = true;
+        uv_read_stop(s);
     }
 }
 
@@ -360,6 +429,8 @@ void conn_run(capture_t *c)
     c->t_start = c->t_last_rx = uv_hrtime();
     session_init(&c->session, on_query_bytes, c);
 
+    uv_async_init(c->loop, &c->decoded, on_decoded);
+    c->decoded.data = c;
     uv_timer_t *timers[] = { &c->retry_timer, &c->connect_timer, &c->stop_timer, &c->tick_timer };
     for (size_t i = 0; i < 4; i++) {
         uv_timer_init(c->loop, timers[i]);
@@ -379,6 +450,11 @@ void conn_run(capture_t *c)
 
     start_resolve(c);
     uv_run(c->loop, UV_RUN_DEFAULT);
+    if (c->dec) {
+        netdec_stats(c->dec, &c->frames, &c->compressed, &c->decompressed);
+        netdec_stop(c->dec);
+        c->dec = NULL;
+    }
     if (c->addrs) uv_freeaddrinfo(c->addrs);
     c->addrs = NULL;
     uv_loop_close(c->loop);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "netdec.h"
 
 static struct {
     bool out_color, err_color;
@@ -154,7 +155,8 @@ void progress_update(capture_t *c)
         c->rate_bytes = c->rx_bytes;
     }
     const session_t *s = &c->session;
-    const double ratio = s->frames.decompressed ? (double)s->frames.compressed / (double)s->frames.decompressed : 1.0;
+    if (c->dec) netdec_stats(c->dec, &c->frames, &c->compressed, &c->decompressed);
+    const double ratio = c->decompressed ? (double)c->compressed / (double)c->decompressed : 1.0;
     char rx[32], mem[32], span[32], backlog[32];
     fmt_size(rx, sizeof rx, c->rx_bytes);
     fmt_size(mem, sizeof mem, process_rss());

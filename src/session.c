@@ -19,7 +19,7 @@ void session_free(session_t *s)
 {
     model_free(&s->model);
     queryq_free(&s->queries);
-    if (s->welcomed) frame_decoder_free(&s->frames);
+    if (s->frames_ready) frame_decoder_free(&s->frames);
 }
 
 void session_set_query_space(session_t *s, int64_t space)
@@ -35,24 +35,33 @@ bool session_waiting(const session_t *s, char *why, size_t whylen)
     return model_pending_work(m, !m->crashed && !s->disconnecting, s->disconnecting, why, whylen);
 }
 
-/* Called for each decompressed frame. */
-static int on_frame(void *ctx, const uint8_t *data, size_t n)
+session_state_t session_feed_frame(session_t *s, const uint8_t *data, size_t n, uint64_t frame_no,
+                                   uint64_t offset)
 {
-    session_t *s = ctx;
+    if (s->state != SESSION_STREAMING) return s->state;
     size_t where = 0;
     char err[256];
     if (event_decode_frame(&s->events, data, n, &where, err, sizeof err) < 0) {
         snprintf(s->err, sizeof s->err, "frame %llu at stream offset %llu, byte %zu of %zu decompressed: %s",
-                 (unsigned long long)s->frames.frames, (unsigned long long)s->frames.frame_offset,
-                 where, n, err);
-        return -1;
+                 (unsigned long long)frame_no, (unsigned long long)offset, where, n, err);
+        s->state = SESSION_BROKEN;
+        return s->state;
     }
+    /* Queries leave after each whole frame, as upstream sends them. */
     queryq_flush(&s->queries);
-    if (s->model.terminate && !session_waiting(s, NULL, 0)) {
-        s->state = SESSION_COMPLETE;
-        return 1;
+    if (s->model.terminate && !session_waiting(s, NULL, 0)) s->state = SESSION_COMPLETE;
+    return s->state;
+}
+
+/* frame.c callback of the synchronous path. */
+static int on_frame(void *ctx, const uint8_t *data, size_t n)
+{
+    session_t *s = ctx;
+    switch (session_feed_frame(s, data, n, s->frames.frames, s->frames.frame_offset)) {
+    case SESSION_STREAMING: return 0;
+    case SESSION_COMPLETE: return 1;
+    default: return -1;
     }
-    return 0;
 }
 
 /* Consume handshake bytes; returns how many were used. */
@@ -82,25 +91,35 @@ static size_t feed_handshake(session_t *s, const uint8_t *p, size_t n)
         }
         model_welcome(&s->model, s->welcome);
         if (s->need > PROTO_WELCOME_SIZE) model_on_demand(&s->model, s->welcome + PROTO_WELCOME_SIZE);
-        frame_decoder_init(&s->frames, 1 + s->need);
         s->welcomed = true;
         s->state = SESSION_STREAMING;
     }
     return used;
 }
 
+size_t session_feed_handshake(session_t *s, const uint8_t *p, size_t n)
+{
+    size_t used = s->state == SESSION_HANDSHAKE ? feed_handshake(s, p, n) : 0;
+    s->bytes += used;
+    return used;
+}
+
 session_state_t session_feed(session_t *s, const uint8_t *p, size_t n)
 {
-    s->bytes += n;
     if (s->state == SESSION_HANDSHAKE) {
-        size_t used = feed_handshake(s, p, n);
+        size_t used = session_feed_handshake(s, p, n);
         p += used;
         n -= used;
+        if (s->state == SESSION_STREAMING) {
+            frame_decoder_init(&s->frames, session_frames_offset(s));
+            s->frames_ready = true;
+        }
     }
+    s->bytes += n;
     if (s->state != SESSION_STREAMING || n == 0) return s->state;
     int rc = frame_feed(&s->frames, p, n, on_frame, s);
-    if (rc < 0) {
-        if (!s->err[0]) snprintf(s->err, sizeof s->err, "%s", s->frames.err);
+    if (rc < 0 && s->state == SESSION_STREAMING) {
+        snprintf(s->err, sizeof s->err, "%s", s->frames.err);
         s->state = SESSION_BROKEN;
     }
     return s->state;

@@ -34,7 +34,8 @@ typedef struct {
     model_t model;
     queryq_t queries;
     event_decoder_t events;
-    frame_decoder_t frames;
+    frame_decoder_t frames;      /* the synchronous path's decoder (session_feed) */
+    bool frames_ready;
     uint64_t bytes;              /* client bytes fed */
     bool disconnecting;          /* we asked the client to disconnect */
     char err[512];
@@ -44,6 +45,15 @@ void session_init(session_t *s, query_sink_fn sink, void *sink_ctx);
 void session_free(session_t *s);
 /* Feed bytes from the client; returns the new state. */
 session_state_t session_feed(session_t *s, const uint8_t *p, size_t n);
+/* For a transport that decodes frames elsewhere (netdec.c): consume the
+ * handshake bytes only, returning how many were used... */
+size_t session_feed_handshake(session_t *s, const uint8_t *p, size_t n);
+/* ...then process each decoded frame (numbered, with its stream offset,
+ * for messages); returns the new state. */
+session_state_t session_feed_frame(session_t *s, const uint8_t *data, size_t n, uint64_t frame_no,
+                                   uint64_t offset);
+/* Stream offset of the first frame byte (after the welcome). */
+static inline uint64_t session_frames_offset(const session_t *s) { return 1 + s->need; }
 /* The query space, computed by the transport from its send buffer. */
 void session_set_query_space(session_t *s, int64_t space);
 /* Ask the client to end the session (a Disconnect query, sent now). */

@@ -1,0 +1,50 @@
+/* netdec.h - LZ4 frame decoding on a thread of its own, so that a live
+ * capture decompresses the stream on one core while the model is built on
+ * the other.
+ *
+ * The connection pushes the raw bytes it reads; the decoder thread cuts
+ * them into frames, decompresses them (frame.c, with the protocol's ring)
+ * and hands each decoded frame back as an item, in order, waking the
+ * connection's loop through a callback. Items end with END (input ended)
+ * or ERROR (a bad frame; the frames before it are delivered first). */
+#ifndef TC_NETDEC_H
+#define TC_NETDEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct netdec netdec_t;
+
+typedef enum { NETDEC_FRAME, NETDEC_ERROR, NETDEC_END } netdec_kind_t;
+
+typedef struct {
+    netdec_kind_t kind;
+    const uint8_t *data;        /* FRAME: the decoded frame */
+    size_t n;
+    uint64_t frame_no;          /* 1-based */
+    uint64_t offset;            /* stream offset of the frame's size field */
+    int slot;                   /* internal: the buffer to release */
+} netdec_item_t;
+
+/* Start the thread. base_offset: stream offset of the first frame byte.
+ * notify(ctx) is called from the decoder thread when items are ready. */
+netdec_t *netdec_start(uint64_t base_offset, void (*notify)(void *ctx), void *ctx);
+/* Queue raw bytes (copied). */
+void netdec_push(netdec_t *d, const uint8_t *p, size_t n);
+/* No more input: after the last frame an END item follows. */
+void netdec_end(netdec_t *d);
+/* Take the next item, if one is ready. */
+bool netdec_pop(netdec_t *d, netdec_item_t *it);
+/* Give a FRAME item's buffer back. */
+void netdec_release(netdec_t *d, const netdec_item_t *it);
+/* Raw bytes queued and not yet decoded. */
+size_t netdec_backlog(netdec_t *d);
+/* What the ERROR item was about. */
+const char *netdec_error(netdec_t *d);
+/* Decoded frames and bytes so far (compressed / decompressed). */
+void netdec_stats(netdec_t *d, uint64_t *frames, uint64_t *compressed, uint64_t *decompressed);
+/* Stop the thread (wherever it is) and free everything. */
+void netdec_stop(netdec_t *d);
+
+#endif
