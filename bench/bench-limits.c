@@ -139,6 +139,7 @@ static int bench_decode(const char *path, const char *log_path)
         off += k;
     }
     const double dt = now() - t0;
+    model_seal_logs(&s.model);
     uint64_t bytes = 0, used = 0;
     FILE *log = log_path ? fopen(log_path, "wb") : NULL;
     for (size_t i = 0; i < s.model.nthreads; i++) {

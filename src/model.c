@@ -651,6 +651,7 @@ static int cmp_i64(const void *a, const void *b)
 
 void model_finish(model_t *m)
 {
+    model_seal_logs(m);
     /* zones still open: their info slots get the figures so far */
     for (size_t i = 0; i < m->nthreads; i++) {
         const thread_t *t = m->threads[i];

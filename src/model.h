@@ -51,6 +51,8 @@ typedef struct thread {
     uint32_t top_zones;             /* zones at the top level of the timeline */
     uint64_t kernel_samples;
     zchunk_t *log_head, *log_tail;
+    uint8_t *log_w, *log_lim;       /* write position in the tail chunk, and its end less room
+                                       for one record (the tail's `used` is set when sealed) */
     int64_t log_ref;                /* last time written to the log */
     uint64_t log_bytes;
     VEC(open_zone_t) stack;
@@ -493,6 +495,9 @@ typedef struct {
 } model_counts_t;
 
 void model_count(const model_t *m, model_counts_t *c);
+
+/* Record every zone log's fill, so that readers see all of it. */
+void model_seal_logs(model_t *m);
 
 /* Prepare for saving: sort what the file needs sorted (plot points,
  * samples, hardware samples), as upstream does before writing. */

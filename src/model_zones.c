@@ -14,9 +14,16 @@
 #define ZLOG_FIRST_CHUNK 4096
 #define ZLOG_MAX_CHUNK (1u << 20)
 
-/* A new chunk at the tail of the thread's log. */
-static zchunk_t *zlog_grow(thread_t *t)
+/* Record the tail chunk's fill (readers go by `used`). */
+static inline void zlog_seal(thread_t *t)
 {
+    if (t->log_tail) t->log_tail->used = (uint32_t)(t->log_w - t->log_tail->data);
+}
+
+/* A new chunk at the tail of the thread's log. */
+static void zlog_grow(thread_t *t)
+{
+    zlog_seal(t);
     zchunk_t *c = t->log_tail;
     uint32_t cap = c ? (c->cap < ZLOG_MAX_CHUNK ? c->cap * 2 : ZLOG_MAX_CHUNK) : ZLOG_FIRST_CHUNK;
     zchunk_t *n = xmalloc(sizeof *n + cap);
@@ -27,20 +34,40 @@ static zchunk_t *zlog_grow(thread_t *t)
     else t->log_head = n;
     t->log_tail = n;
     t->log_bytes += sizeof *n + cap;
-    return n;
+    t->log_w = n->data;
+    t->log_lim = n->data + cap - ZLOG_MAX_RECORD;
 }
 
 /* Room for one record at the tail of the thread's log. */
 static inline uint8_t *zlog_reserve(thread_t *t)
 {
-    zchunk_t *c = t->log_tail;
-    if (__builtin_expect(!c || c->cap - c->used < ZLOG_MAX_RECORD, 0)) c = zlog_grow(t);
-    return c->data + c->used;
+    if (__builtin_expect(t->log_w >= t->log_lim, 0)) zlog_grow(t);
+    return t->log_w;
 }
 
-static inline void zlog_commit(thread_t *t, const uint8_t *end)
+static inline void zlog_commit(thread_t *t, uint8_t *end)
 {
-    t->log_tail->used = (uint32_t)(end - t->log_tail->data);
+    t->log_w = end;
+}
+
+/* A varint, with the common one- and two-byte cases first. */
+static inline uint8_t *put_varint(uint8_t *q, uint64_t v)
+{
+    if (v < 0x80) {
+        *q = (uint8_t)v;
+        return q + 1;
+    }
+    if (v < 0x4000) {
+        q[0] = (uint8_t)(v | 0x80);
+        q[1] = (uint8_t)(v >> 7);
+        return q + 2;
+    }
+    return q + varint_put(q, v);
+}
+
+void model_seal_logs(model_t *m)
+{
+    for (size_t i = 0; i < m->nthreads; i++) zlog_seal(m->threads[i]);
 }
 
 /* Append a begin record; returns its tag byte (for the info bit). */
@@ -52,9 +79,9 @@ static inline uint8_t *zlog_begin(thread_t *t, int16_t srcloc, int64_t start)
         *tag = (uint8_t)(ZL_BEGIN | zs);
     } else {
         *tag = ZL_BEGIN | ZL_SRCLOC_ESCAPE;
-        q += varint_put(q, zs);
+        q = put_varint(q, zs);
     }
-    q += varint_put(q, zigzag(start - t->log_ref));
+    q = put_varint(q, zigzag(start - t->log_ref));
     t->log_ref = start;
     zlog_commit(t, q);
     return tag;
@@ -68,7 +95,7 @@ static inline void zlog_end(thread_t *t, int64_t end, const open_zone_t *z)
     uint8_t b = (uint8_t)(zd & 0x1F);
     if (zd >> 5) {
         b |= ZL_MORE;
-        q += varint_put(q, zd >> 5);
+        q = put_varint(q, zd >> 5);
     }
     *tag = b;
     t->log_ref = end;
@@ -281,23 +308,31 @@ size_t model_zone_run(model_t *m, const uint8_t *p, size_t n, int64_t *ref)
         uint64_t srcloc = 0;
         size_t size;
         bool begin;
-        switch (*p) {
-        case EV_ZONE_BEGIN16: size = 11; begin = true; break;
-        case EV_ZONE_BEGIN32: size = 13; begin = true; break;
-        case EV_ZONE_BEGIN: size = 17; begin = true; break;
-        case EV_ZONE_END16: size = 3; begin = false; break;
-        case EV_ZONE_END32: size = 5; begin = false; break;
-        case EV_ZONE_END: size = 9; begin = false; break;
-        default: goto out;
-        }
-        if ((size_t)(end - p) < size) goto out;
-        switch (size) {
-        case 11: delta = ld16(p + 1); srcloc = ld64(p + 3); break;
-        case 13: delta = (int64_t)ld32(p + 1) + PROTO_OFFSET_16BIT; srcloc = ld64(p + 5); break;
-        case 17: delta = event_delta64(ldi64(p + 1)); srcloc = ld64(p + 9); break;
-        case 3: delta = ld16(p + 1); break;
-        case 5: delta = (int64_t)ld32(p + 1) + PROTO_OFFSET_16BIT; break;
-        default: delta = event_delta64(ldi64(p + 1)); break;
+        /* the two most common forms first */
+        if (*p == EV_ZONE_END16 && end - p >= 3) {
+            size = 3;
+            begin = false;
+            delta = ld16(p + 1);
+        } else if (*p == EV_ZONE_BEGIN16 && end - p >= 11) {
+            size = 11;
+            begin = true;
+            delta = ld16(p + 1);
+            srcloc = ld64(p + 3);
+        } else {
+            switch (*p) {
+            case EV_ZONE_BEGIN32: size = 13; begin = true; break;
+            case EV_ZONE_BEGIN: size = 17; begin = true; break;
+            case EV_ZONE_END32: size = 5; begin = false; break;
+            case EV_ZONE_END: size = 9; begin = false; break;
+            default: goto out;
+            }
+            if ((size_t)(end - p) < size) goto out;
+            switch (size) {
+            case 13: delta = (int64_t)ld32(p + 1) + PROTO_OFFSET_16BIT; srcloc = ld64(p + 5); break;
+            case 17: delta = event_delta64(ldi64(p + 1)); srcloc = ld64(p + 9); break;
+            case 5: delta = (int64_t)ld32(p + 1) + PROTO_OFFSET_16BIT; break;
+            default: delta = event_delta64(ldi64(p + 1)); break;
+            }
         }
         const int64_t ticks = (int64_t)((uint64_t)r + (uint64_t)delta);
         if (begin) {

@@ -79,6 +79,7 @@ START_TEST(compact_time_forms)
     ck_assert_ptr_nonnull(t);
     zlog_reader_t r;
     zlog_rec_t rec;
+    model_seal_logs(&f.m);
     zlog_reader_init(&r, t->log_head);
     const int64_t expect[4] = { 500, 500 + 65546, 500 + 65546 + 4295032837LL, 500 + 65546 + 4295032837LL - 100 };
     for (int i = 0; i < 4; i++) {
@@ -108,6 +109,7 @@ START_TEST(thread_context_resets_the_thread_reference)
     thread_t *t = model_find_thread(&f.m, 1);
     zlog_reader_t r;
     zlog_rec_t rec;
+    model_seal_logs(&f.m);
     zlog_reader_init(&r, t->log_head);
     ck_assert(zlog_next(&r, &rec));
     ck_assert_int_eq(rec.time, 2000);
