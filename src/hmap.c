@@ -7,23 +7,23 @@
 
 void hmap_free(hmap_t *m)
 {
-    free(m->keys);
-    free(m->vals);
-    free(m->used);
+    free(m->slots);
+    free(m->tags);
     *m = (hmap_t){0};
 }
 
-static size_t slot_of(const hmap_t *m, uint64_t key)
-{
-    return (size_t)hash64(key) & (m->cap - 1);
-}
+static inline uint8_t tag_of(uint64_t h) { return (uint8_t)(0x80 | (h >> 57)); }
 
 uint64_t *hmap_get(const hmap_t *m, uint64_t key)
 {
     if (!m->n) return NULL;
-    for (size_t i = slot_of(m, key);; i = (i + 1) & (m->cap - 1)) {
-        if (!m->used[i]) return NULL;
-        if (m->keys[i] == key) return &m->vals[i];
+    const uint64_t h = hash64(key);
+    const uint8_t tag = tag_of(h);
+    const size_t mask = m->cap - 1;
+    for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+        const uint8_t t = m->tags[i];
+        if (!t) return NULL;
+        if (t == tag && m->slots[i].key == key) return &m->slots[i].val;
     }
 }
 
@@ -32,55 +32,59 @@ static void rehash(hmap_t *m, size_t cap)
     hmap_t old = *m;
     m->cap = cap;
     m->n = 0;
-    m->keys = xmalloc(cap * sizeof *m->keys);
-    m->vals = xmalloc(cap * sizeof *m->vals);
-    m->used = xcalloc(cap, 1);
+    m->slots = xmalloc(cap * sizeof *m->slots);
+    m->tags = xcalloc(cap, 1);
     for (size_t i = 0; i < old.cap; i++)
-        if (old.used[i]) hmap_put(m, old.keys[i], old.vals[i], NULL);
-    free(old.keys);
-    free(old.vals);
-    free(old.used);
+        if (old.tags[i]) hmap_put(m, old.slots[i].key, old.slots[i].val, NULL);
+    free(old.slots);
+    free(old.tags);
 }
 
 uint64_t *hmap_put(hmap_t *m, uint64_t key, uint64_t v, bool *fresh)
 {
     if ((m->n + 1) * 4 > m->cap * 3) rehash(m, m->cap ? m->cap * 2 : 16);
-    size_t i = slot_of(m, key);
-    for (; m->used[i]; i = (i + 1) & (m->cap - 1)) {
-        if (m->keys[i] == key) {
+    const uint64_t h = hash64(key);
+    const uint8_t tag = tag_of(h);
+    const size_t mask = m->cap - 1;
+    size_t i = (size_t)h & mask;
+    for (; m->tags[i]; i = (i + 1) & mask) {
+        if (m->tags[i] == tag && m->slots[i].key == key) {
             if (fresh) *fresh = false;
-            return &m->vals[i];
+            return &m->slots[i].val;
         }
     }
-    m->used[i] = 1;
-    m->keys[i] = key;
-    m->vals[i] = v;
+    m->tags[i] = tag;
+    m->slots[i].key = key;
+    m->slots[i].val = v;
     m->n++;
     if (fresh) *fresh = true;
-    return &m->vals[i];
+    return &m->slots[i].val;
 }
 
 bool hmap_del(hmap_t *m, uint64_t key)
 {
     if (!m->n) return false;
-    size_t mask = m->cap - 1, i = slot_of(m, key);
+    const uint64_t h = hash64(key);
+    const uint8_t tag = tag_of(h);
+    const size_t mask = m->cap - 1;
+    size_t i = (size_t)h & mask;
     for (;; i = (i + 1) & mask) {
-        if (!m->used[i]) return false;
-        if (m->keys[i] == key) break;
+        if (!m->tags[i]) return false;
+        if (m->tags[i] == tag && m->slots[i].key == key) break;
     }
     /* Backward-shift: move later members of the cluster into the hole when
      * their home slot does not lie cyclically in (hole, j]. */
     size_t hole = i;
-    for (size_t j = (i + 1) & mask; m->used[j]; j = (j + 1) & mask) {
-        size_t home = slot_of(m, m->keys[j]);
-        int between = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+    for (size_t j = (i + 1) & mask; m->tags[j]; j = (j + 1) & mask) {
+        const size_t home = (size_t)hash64(m->slots[j].key) & mask;
+        const bool between = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
         if (!between) {
-            m->keys[hole] = m->keys[j];
-            m->vals[hole] = m->vals[j];
+            m->slots[hole] = m->slots[j];
+            m->tags[hole] = m->tags[j];
             hole = j;
         }
     }
-    m->used[hole] = 0;
+    m->tags[hole] = 0;
     m->n--;
     return true;
 }
@@ -88,9 +92,9 @@ bool hmap_del(hmap_t *m, uint64_t key)
 bool hmap_next(const hmap_t *m, size_t *it, uint64_t *key, uint64_t *val)
 {
     for (size_t i = *it; i < m->cap; i++) {
-        if (m->used[i]) {
-            if (key) *key = m->keys[i];
-            if (val) *val = m->vals[i];
+        if (m->tags[i]) {
+            if (key) *key = m->slots[i].key;
+            if (val) *val = m->slots[i].val;
             *it = i + 1;
             return true;
         }

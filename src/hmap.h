@@ -1,6 +1,8 @@
 /* hmap.h - an open-addressing hash map from u64 keys to u64 values, for the
- * capture's own look-ups (thread ids, string pointers, source locations...).
- * Linear probing with backward-shift deletion; key 0 is allowed. */
+ * capture's own look-ups (thread ids, string pointers, live allocations...).
+ * Linear probing with backward-shift deletion; key 0 is allowed. Each slot
+ * holds its key and value together, and a byte array of hash tags lets a
+ * probe skip slots without touching them. */
 #ifndef TC_HMAP_H
 #define TC_HMAP_H
 
@@ -9,10 +11,13 @@
 #include <stdint.h>
 
 typedef struct {
-    uint64_t *keys;
-    uint64_t *vals;
-    uint8_t *used;
-    size_t cap;   /* power of two, or 0 */
+    uint64_t key, val;
+} hmap_slot_t;
+
+typedef struct {
+    hmap_slot_t *slots;
+    uint8_t *tags;        /* 0 = empty, else 0x80 | 7 hash bits */
+    size_t cap;           /* power of two, or 0 */
     size_t n;
 } hmap_t;
 
