@@ -59,6 +59,7 @@ void model_free(model_t *m)
     free(m->plots);
     for (size_t i = 0; i < m->callstacks.n; i++) free(m->callstacks.v[i]);
     VEC_FREE(m->callstacks);
+    VEC_FREE(m->cs_scratch);
     for (size_t i = 0; i < m->frame_data.n; i++) free(m->frame_data.v[i].frames);
     VEC_FREE(m->frame_data);
     free(m->staging_frame.frames);
@@ -316,10 +317,14 @@ void model_check_thread_string(model_t *m, uint64_t id)
  * first use. */
 thread_t *model_notice_thread(model_t *m, uint64_t id)
 {
+    if (m->last_thread && m->last_thread->id == id) return m->last_thread;
     thread_t *t = model_find_thread(m, id);
-    if (t) return t;
-    model_check_thread_string(m, id);
-    return model_new_thread(m, id, false, 0);
+    if (!t) {
+        model_check_thread_string(m, id);
+        t = model_new_thread(m, id, false, 0);
+    }
+    m->last_thread = t;
+    return t;
 }
 
 /* GetCurrentThreadData: the current thread, or the fiber it runs. */
@@ -340,9 +345,12 @@ void model_thread_context(model_t *m, uint64_t thread)
 /* CompressThread: the thread's number in the file's local thread table. */
 uint16_t model_compress_thread(model_t *m, uint64_t id)
 {
+    if (m->last_local_num && m->last_local_id == id) return m->last_local_num;
     bool fresh;
     uint64_t *v = hmap_put(&m->local_thread_map, id, m->local_threads.n, &fresh);
     if (fresh) VEC_PUSH(m->local_threads, id);
+    m->last_local_id = id;
+    m->last_local_num = (uint16_t)*v;
     return (uint16_t)*v;
 }
 

@@ -329,6 +329,9 @@ typedef struct model {
     VEC(uint64_t) local_threads; /* compressed thread table, [0] = 0 */
     hmap_t local_thread_map;     /* id -> compressed number */
     uint64_t cur_thread_id;      /* last ThreadContext */
+    thread_t *last_thread;       /* model_notice_thread's one-entry cache */
+    uint64_t last_local_id;      /* model_compress_thread's one-entry cache... */
+    uint16_t last_local_num;     /* ...and its number (0 = empty) */
     thread_t *cur_thread;        /* its record, once noticed */
     hmap_t fiber_map;            /* fiber pointer -> virtual thread id */
 
@@ -385,6 +388,7 @@ typedef struct model {
 
     /* call stacks */
     VEC(uint64_t *) callstacks;       /* [i][0] = frame count, then frame ids; [0] unused */
+    VEC(uint64_t) cs_scratch;         /* frame ids of the payload being interned */
     hmap_t callstack_map;             /* content hash -> index (probing) */
     hmap_t frame_map;                 /* frame id -> frame_data index + 1; 0 asked, UINT64_MAX being answered */
     VEC(cs_frame_data_t) frame_data;
@@ -426,6 +430,8 @@ typedef struct model {
 
     /* memory */
     VEC(mem_pool_t) pools;            /* [0] = default pool (name 0) */
+    uint64_t last_pool_name;          /* pool_for's one-entry cache... */
+    size_t last_pool;                 /* ...its index + 1 (0 = empty) */
     hmap_t pool_map;                  /* name -> pools index */
 
     /* GPU */

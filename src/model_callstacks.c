@@ -153,14 +153,14 @@ static uint32_t intern_callstack(model_t *m, const uint64_t *ids, size_t n, bool
 void model_callstack_payload(model_t *m, const uint8_t *p, size_t n)
 {
     if (m->pending_callstack) model_failure(m, "a staged call stack was never used");
-    size_t count = n / 8;
-    uint64_t *ids = xmalloc((count ? count : 1) * 8);
+    const size_t count = n / 8;
+    VEC_RESERVE(m->cs_scratch, count ? count : 1);
+    uint64_t *ids = m->cs_scratch.v;
     for (size_t i = 0; i < count; i++) ids[i] = pack_pointer(ld64(p + 8 * i));
     bool fresh;
     uint32_t idx = intern_callstack(m, ids, count, &fresh);
     if (fresh)
         for (size_t i = 0; i < count; i++) query_frame(m, canonical_pointer(ids[i]));
-    free(ids);
     m->pending_callstack = idx;
 }
 

@@ -95,8 +95,13 @@ static mem_pool_t *pool_for(model_t *m, uint64_t name, bool create)
         VEC_PUSH(m->pools, def);
         hmap_put(&m->pool_map, 0, 0, NULL);
     }
+    if (m->last_pool && m->last_pool_name == name) return &m->pools.v[m->last_pool - 1];
     uint64_t *v = hmap_get(&m->pool_map, name);
-    if (v) return &m->pools.v[*v];
+    if (v) {
+        m->last_pool_name = name;
+        m->last_pool = *v + 1;
+        return &m->pools.v[*v];
+    }
     if (!create) return NULL;
     model_check_string(m, name);
     mem_pool_t p = { .name = name, .low = UINT64_MAX };
