@@ -99,9 +99,7 @@ static size_t feed_handshake(session_t *s, const uint8_t *p, size_t n)
 
 size_t session_feed_handshake(session_t *s, const uint8_t *p, size_t n)
 {
-    size_t used = s->state == SESSION_HANDSHAKE ? feed_handshake(s, p, n) : 0;
-    s->bytes += used;
-    return used;
+    return s->state == SESSION_HANDSHAKE ? feed_handshake(s, p, n) : 0;
 }
 
 session_state_t session_feed(session_t *s, const uint8_t *p, size_t n)
@@ -115,7 +113,6 @@ session_state_t session_feed(session_t *s, const uint8_t *p, size_t n)
             s->frames_ready = true;
         }
     }
-    s->bytes += n;
     if (s->state != SESSION_STREAMING || n == 0) return s->state;
     int rc = frame_feed(&s->frames, p, n, on_frame, s);
     if (rc < 0 && s->state == SESSION_STREAMING) {

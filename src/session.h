@@ -36,7 +36,6 @@ typedef struct {
     event_decoder_t events;
     frame_decoder_t frames;      /* the synchronous path's decoder (session_feed) */
     bool frames_ready;
-    uint64_t bytes;              /* client bytes fed */
     bool disconnecting;          /* we asked the client to disconnect */
     char err[512];
 } session_t;
