@@ -128,9 +128,45 @@ static void query_frame(model_t *m, uint64_t addr)
 
 /* Intern a call stack (frame ids, innermost first). Returns its index and
  * whether it is new. */
+/* Hash of a list of frame ids; frames_hash_raw gives the same value for the
+ * raw addresses of a CallstackPayload, packing them on the fly. */
+static inline uint64_t frames_hash_step(uint64_t h, uint64_t id)
+{
+    h = (h ^ id) * 0x9E3779B97F4A7C15ULL;
+    return h ^ (h >> 29);
+}
+
+static uint64_t frames_hash(const uint64_t *ids, size_t n)
+{
+    uint64_t h = n * 0xA0761D6478BD642FULL;
+    for (size_t i = 0; i < n; i++) h = frames_hash_step(h, ids[i]);
+    return hash64(h);
+}
+
+static uint64_t frames_hash_raw(const uint8_t *p, size_t n)
+{
+    uint64_t h = n * 0xA0761D6478BD642FULL;
+    for (size_t i = 0; i < n; i++) h = frames_hash_step(h, pack_pointer(ld64(p + 8 * i)));
+    return hash64(h);
+}
+
+/* The call stack with these raw addresses, if known (else -1). */
+static int64_t find_callstack_raw(const model_t *m, const uint8_t *p, size_t n, uint64_t key)
+{
+    for (;; key++) {
+        const uint64_t *v = hmap_get(&m->callstack_map, key);
+        if (!v) return -1;
+        const uint64_t *cs = m->callstacks.v[*v];
+        if (cs[0] != n) continue;
+        size_t i = 0;
+        while (i < n && cs[1 + i] == pack_pointer(ld64(p + 8 * i))) i++;
+        if (i == n) return (int64_t)*v;
+    }
+}
+
 static uint32_t intern_callstack(model_t *m, const uint64_t *ids, size_t n, bool *fresh)
 {
-    uint64_t key = hash_bytes(ids, n * 8);
+    uint64_t key = frames_hash(ids, n);
     for (;; key++) {
         uint64_t *v = hmap_get(&m->callstack_map, key);
         if (!v) break;
@@ -154,6 +190,12 @@ void model_callstack_payload(model_t *m, const uint8_t *p, size_t n)
 {
     if (m->pending_callstack) model_failure(m, "a staged call stack was never used");
     const size_t count = n / 8;
+    /* Most payloads repeat a known stack: look it up without copying. */
+    const int64_t known = find_callstack_raw(m, p, count, frames_hash_raw(p, count));
+    if (known >= 0) {
+        m->pending_callstack = (uint32_t)known;
+        return;
+    }
     VEC_RESERVE(m->cs_scratch, count ? count : 1);
     uint64_t *ids = m->cs_scratch.v;
     for (size_t i = 0; i < count; i++) ids[i] = pack_pointer(ld64(p + 8 * i));
