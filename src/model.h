@@ -29,7 +29,7 @@
 /* ---- zones ------------------------------------------------------------ */
 
 typedef struct {
-    int64_t start;
+    int64_t start;      /* client ticks */
     uint8_t *tag;       /* the begin record's tag byte in the log */
     uint8_t *slot;      /* its info slot (zlog.h), NULL until needed */
     uint32_t extra;     /* zone-extra index, 0 = none */
@@ -53,7 +53,7 @@ typedef struct thread {
     zchunk_t *log_head, *log_tail;
     uint8_t *log_w, *log_lim;       /* write position in the tail chunk, and its end less room
                                        for one record (the tail's `used` is set when sealed) */
-    int64_t log_ref;                /* last time written to the log */
+    int64_t log_ref;                /* last time written to the log (ticks) */
     uint64_t log_bytes;
     VEC(open_zone_t) stack;
     uint32_t next_zone_id;

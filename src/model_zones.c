@@ -70,7 +70,8 @@ void model_seal_logs(model_t *m)
     for (size_t i = 0; i < m->nthreads; i++) zlog_seal(m->threads[i]);
 }
 
-/* Append a begin record; returns its tag byte (for the info bit). */
+/* Append a begin record; returns its tag byte (for the info bit). Times in
+ * the log are client ticks; the writer converts them. */
 static inline uint8_t *zlog_begin(thread_t *t, int16_t srcloc, int64_t start)
 {
     uint8_t *tag = zlog_reserve(t), *q = tag + 1;
@@ -173,22 +174,20 @@ void model_zone_begin(model_t *m, int64_t ticks, uint64_t srcloc, bool callstack
         m->srcloc_cache_id[slot] = model_shrink_srcloc(m, srcloc);
         m->srcloc_cache_ptr[slot] = srcloc;
     }
-    const int64_t start = model_time(m, ticks);
-    new_zone(m, model_current_thread(m), start, m->srcloc_cache_id[slot]);
-    model_raise_time(m, start);
+    new_zone(m, model_current_thread(m), ticks, m->srcloc_cache_id[slot]);
+    model_raise_time(m, model_time(m, ticks));
     if (callstack) attach_callstack(m);
 }
 
 void model_zone_begin_alloc(model_t *m, int64_t ticks, bool callstack)
 {
-    const int64_t start = model_time(m, ticks);
     if (m->pending_payload_srcloc == 0) {
         model_failure(m, "zone begin with a dynamic source location that never arrived");
         return;
     }
-    new_zone(m, model_current_thread(m), start, m->pending_payload_srcloc);
+    new_zone(m, model_current_thread(m), ticks, m->pending_payload_srcloc);
     m->pending_payload_srcloc = 0;
-    model_raise_time(m, start);
+    model_raise_time(m, model_time(m, ticks));
     if (callstack) attach_callstack(m);
 }
 
@@ -204,11 +203,10 @@ void model_zone_end(model_t *m, int64_t ticks)
         model_failure(m, "zone begin/end mismatch on thread %" PRIu64 " (C API zone ids %u and %u)",
                       t->id, z.zone_id, t->next_zone_id);
     t->next_zone_id = 0;
-    const int64_t end = model_time(m, ticks);
-    if (end < z.start) model_failure(m, "zone on thread %" PRIu64 " ends before it starts", t->id);
-    zlog_end(t, end, &z);
+    if (ticks < z.start) model_failure(m, "zone on thread %" PRIu64 " ends before it starts", t->id);
+    zlog_end(t, ticks, &z);
     m->zone_counts[(uint16_t)z.srcloc]++;
-    model_raise_time(m, end);
+    model_raise_time(m, model_time(m, ticks));
 }
 
 void model_zone_validation(model_t *m, uint32_t id)
@@ -302,7 +300,7 @@ size_t model_zone_run(model_t *m, const uint8_t *p, size_t n, int64_t *ref)
      * upstream's order (after the source location query). */
     if (!m->cur_thread) return 0;
     thread_t *t = model_current_thread(m);
-    int64_t r = *ref;
+    int64_t r = *ref, rmax = INT64_MIN;
     while (p < end) {
         int64_t delta;
         uint64_t srcloc = 0;
@@ -338,23 +336,22 @@ size_t model_zone_run(model_t *m, const uint8_t *p, size_t n, int64_t *ref)
         if (begin) {
             const unsigned slot = (unsigned)((srcloc >> 3) ^ (srcloc >> 11)) & (SRCLOC_CACHE - 1);
             if (srcloc != m->srcloc_cache_ptr[slot] || m->srcloc_cache_id[slot] == 0) break;
-            const int64_t time = model_time(m, ticks);
-            new_zone(m, t, time, m->srcloc_cache_id[slot]);
-            model_raise_time(m, time);
+            new_zone(m, t, ticks, m->srcloc_cache_id[slot]);
         } else {
             if (t->stack.n == 0 || t->stack.v[t->stack.n - 1].zone_id != t->next_zone_id) break;
-            const int64_t time = model_time(m, ticks);
             const open_zone_t *z = &t->stack.v[--t->stack.n];
             t->next_zone_id = 0;
-            if (time < z->start) model_failure(m, "zone on thread %" PRIu64 " ends before it starts", t->id);
-            zlog_end(t, time, z);
+            if (ticks < z->start) model_failure(m, "zone on thread %" PRIu64 " ends before it starts", t->id);
+            zlog_end(t, ticks, z);
             m->zone_counts[(uint16_t)z->srcloc]++;
-            model_raise_time(m, time);
         }
+        if (ticks > rmax) rmax = ticks;
         r = ticks;
         p += size;
     }
 out:
+    /* times convert monotonically: the run's latest is its largest */
+    if (rmax != INT64_MIN) model_raise_time(m, model_time(m, rmax));
     *ref = r;
     return (size_t)(p - start);
 }

@@ -318,7 +318,7 @@ static void write_zone_extras(const model_t *m, tfile_t *f)
 
 /* A thread's timeline in file order (file spec section 5.20), read from
  * its zone log in one pass: the log is already in depth-first order. */
-static void write_timeline(const thread_t *t, tfile_t *f)
+static void write_timeline(const model_t *m, const thread_t *t, tfile_t *f)
 {
     const uint32_t top = t->top_zones;
     size_t depth = 0;
@@ -328,19 +328,20 @@ static void write_timeline(const thread_t *t, tfile_t *f)
     zlog_rec_t rec;
     zlog_reader_init(&r, t->log_head);
     while (zlog_next(&r, &rec)) {
+        const int64_t time = model_time(m, rec.time);
         if (rec.begin) {
             uint8_t b[18];
             const int16_t sl = rec.srcloc;
-            const int64_t d = rec.time - ref;
+            const int64_t d = time - ref;
             memcpy(b, &sl, 2);
             memcpy(b + 2, &d, 8);
             memcpy(b + 10, &rec.extra, 4);
             memcpy(b + 14, &rec.nchild, 4);
             tfile_write(f, b, sizeof b);
-            ref = rec.time;
+            ref = time;
             depth++;
         } else if (depth) {
-            put_time(f, &ref, rec.time);
+            put_time(f, &ref, time);
             depth--;
         }
     }
@@ -370,7 +371,7 @@ static void write_threads(const model_t *m, tfile_t *f)
         tfile_u64(f, t->kernel_samples);
         tfile_u8(f, t->is_fiber);
         tfile_u32(f, (uint32_t)t->group_hint);
-        write_timeline(t, f);
+        write_timeline(m, t, f);
         tfile_u64(f, t->messages.n);
         for (size_t k = 0; k < t->messages.n; k++) tfile_u64(f, (uint64_t)t->messages.v[k] + 1);
         write_samples(t->ctx_switch_samples.v, t->ctx_switch_samples.n, f);

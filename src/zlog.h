@@ -2,7 +2,8 @@
  * between the capture (model_zones.c appends) and the writer (replays).
  *
  * A thread's zones arrive as begin/end events in stream order, which is
- * depth-first order, the order of the file's timeline. Each event becomes
+ * depth-first order, the order of the file's timeline. Times are kept in
+ * client ticks, as the client sent them; the writer converts them. Each event becomes
  * a record of one tag byte and varints, in a list of chunks:
  *   begin: 1 I s s s s s s   s = zigzag(srcloc) (63: varint follows),
  *                            then varint zigzag(start - previous time)
@@ -42,7 +43,7 @@ typedef struct {
 typedef struct {
     bool begin;          /* a begin record, else an end record */
     int16_t srcloc;      /* begin */
-    int64_t time;        /* start or end */
+    int64_t time;        /* start or end, in client ticks */
     uint32_t nchild;     /* begin: its info slot, or 0 */
     uint32_t extra;      /* begin: its info slot, or 0 */
 } zlog_rec_t;
