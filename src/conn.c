@@ -247,6 +247,9 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         }
         on_welcome(c);
         c->dec = netdec_start(session_frames_offset(&c->session), notify_decoded, c);
+        /* The decoder thread also prepares memory for the zone logs. */
+        c->session.model.chunk_pool = chunkpool_new(ZLOG_POOL_CHUNK, 8);
+        netdec_refill(c->dec, c->session.model.chunk_pool);
     }
     netdec_push(c->dec, p, n);
     if (netdec_backlog(c->dec) > BACKLOG_HIGH) {

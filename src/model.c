@@ -144,6 +144,7 @@ void model_free(model_t *m)
     free(m->zone_counts);
     free(m->gpu_zone_counts);
     strtab_free(&m->strings);
+    chunkpool_free(m->chunk_pool);
     free(m->capture_name);
     free(m->capture_program);
     free(m->host_info);
@@ -294,6 +295,7 @@ thread_t *model_new_thread(model_t *m, uint64_t id, bool fiber, int32_t group_hi
 {
     thread_t *t = xcalloc(1, sizeof *t);
     t->id = id;
+    t->pool = m->chunk_pool;
     t->is_fiber = fiber;
     t->group_hint = group_hint;
     if (m->nthreads == m->threads_cap)

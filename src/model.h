@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "chunkpool.h"
 #include "hmap.h"
 #include "query.h"
 #include "rhorder.h"
@@ -60,6 +61,7 @@ typedef struct thread {
     uint32_t next_callstack;        /* per-thread callstack slot */
     struct thread *fiber;           /* fiber this OS thread is running */
     VEC(uint32_t) messages;         /* message indices, time ordered */
+    chunkpool_t *pool;              /* ready zone-log chunks, if a thread makes them */
     VEC(sample_t) samples;
     VEC(sample_t) ctx_switch_samples;
     sample_t pending_sample;        /* CombineSamples: held back one step */
@@ -317,6 +319,7 @@ typedef struct model {
     bool code_transfer, combine_samples, identify_samples;
 
     queryq_t *queries;
+    chunkpool_t *chunk_pool;          /* set (and then owned) when a transport thread refills it */
 
     strtab_t strings;
     hmap_t ptr_strings;          /* client pointer -> string index + 1 (0 = pending) */

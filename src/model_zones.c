@@ -12,7 +12,6 @@
 
 #define ZLOG_MAX_RECORD 40
 #define ZLOG_FIRST_CHUNK 4096
-#define ZLOG_MAX_CHUNK (1u << 20)
 
 /* Record the tail chunk's fill (readers go by `used`). */
 static inline void zlog_seal(thread_t *t)
@@ -26,7 +25,9 @@ static void zlog_grow(thread_t *t)
     zlog_seal(t);
     zchunk_t *c = t->log_tail;
     uint32_t cap = c ? (c->cap < ZLOG_MAX_CHUNK ? c->cap * 2 : ZLOG_MAX_CHUNK) : ZLOG_FIRST_CHUNK;
-    zchunk_t *n = xmalloc(sizeof *n + cap);
+    zchunk_t *n = NULL;
+    if (cap == ZLOG_MAX_CHUNK && t->pool) n = chunkpool_take(t->pool);
+    if (!n) n = xmalloc(sizeof *n + cap);
     n->next = NULL;
     n->used = 0;
     n->cap = cap;

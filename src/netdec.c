@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chunkpool.h"
 #include "frame.h"
 #include "proto.h"
 #include "util.h"
@@ -37,6 +38,7 @@ struct netdec {
 
     void (*notify)(void *);
     void *ctx;
+    chunkpool_t *pool;          /* set before the first frame */
 };
 
 /* Queue an item for the loop (called with the lock held). */
@@ -75,6 +77,7 @@ static int on_frame(void *ctx, const uint8_t *p, size_t n)
     d->stat_decompressed = d->frames.decompressed;
     pthread_mutex_unlock(&d->lock);
     d->notify(d->ctx);
+    if (d->pool) chunkpool_refill(d->pool);
     return 0;
 }
 
@@ -133,6 +136,13 @@ netdec_t *netdec_start(uint64_t base_offset, void (*notify)(void *ctx), void *ct
         exit(7);
     }
     return d;
+}
+
+void netdec_refill(netdec_t *d, chunkpool_t *pool)
+{
+    pthread_mutex_lock(&d->lock);
+    d->pool = pool;
+    pthread_mutex_unlock(&d->lock);
 }
 
 void netdec_push(netdec_t *d, const uint8_t *p, size_t n)

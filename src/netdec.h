@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "chunkpool.h"
+
 typedef struct netdec netdec_t;
 
 typedef enum { NETDEC_FRAME, NETDEC_ERROR, NETDEC_END } netdec_kind_t;
@@ -30,6 +32,8 @@ typedef struct {
 /* Start the thread. base_offset: stream offset of the first frame byte.
  * notify(ctx) is called from the decoder thread when items are ready. */
 netdec_t *netdec_start(uint64_t base_offset, void (*notify)(void *ctx), void *ctx);
+/* Also keep this pool of zone-log chunks topped up between frames. */
+void netdec_refill(netdec_t *d, chunkpool_t *pool);
 /* Queue raw bytes (copied). */
 void netdec_push(netdec_t *d, const uint8_t *p, size_t n);
 /* No more input: after the last frame an END item follows. */

@@ -27,6 +27,11 @@ typedef struct zchunk {
     uint8_t data[];
 } zchunk_t;
 
+/* Chunks grow from 4 KiB to this size; full-size ones may come from a
+ * chunkpool (chunkpool.h) of ZLOG_POOL_CHUNK-byte blocks. */
+#define ZLOG_MAX_CHUNK (1u << 20)
+#define ZLOG_POOL_CHUNK (sizeof(zchunk_t) + ZLOG_MAX_CHUNK)
+
 enum {
     ZL_BEGIN = 0x80,
     ZL_INFO = 0x40,
