@@ -43,9 +43,8 @@ int64_t discovery_resolve(model_t *m, discovery_t *d, uint64_t name, uint32_t st
     hmap_put(&d->named, name, pending, NULL);
     hmap_put(&d->by_string, str, pending, NULL);
     VEC_PUSH(d->order, pending);
-    bool fresh;
-    uint64_t *sv = hmap_put(&m->ptr_strings, name, (uint64_t)str + 1, &fresh);
-    (void)sv;
+    /* the name pointer now reads as this string (unless already known) */
+    hmap_put(&m->ptr_strings, name, (uint64_t)str + 1, NULL);
     return -1;
 }
 
