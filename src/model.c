@@ -108,7 +108,7 @@ void model_free(model_t *m)
     }
     VEC_FREE(m->locks);
     for (size_t i = 0; i < m->pools.n; i++) {
-        VEC_FREE(m->pools.v[i].events);
+        memlog_free(&m->pools.v[i].events);
         hmap_free(&m->pools.v[i].active);
     }
     VEC_FREE(m->pools);
@@ -611,7 +611,7 @@ void model_count(const model_t *m, model_counts_t *c)
     c->locks = m->locks.n;
     for (size_t i = 0; i < m->locks.n; i++) c->lock_events += m->locks.v[i].events.n;
     c->memory_pools = m->pools.n ? m->pools.n : 1;
-    for (size_t i = 0; i < m->pools.n; i++) c->memory_events += m->pools.v[i].events.n;
+    for (size_t i = 0; i < m->pools.n; i++) c->memory_events += memlog_count(&m->pools.v[i].events);
     c->gpu_contexts = m->gpu_order.n;
     for (size_t i = 0; i < m->gpu_order.n; i++) c->gpu_zones += m->gpu_order.v[i]->zones.n;
     c->callstacks = m->callstacks.n - 1;

@@ -21,6 +21,7 @@
 
 #include "chunkpool.h"
 #include "hmap.h"
+#include "memlog.h"
 #include "query.h"
 #include "rhorder.h"
 #include "strtab.h"
@@ -193,16 +194,9 @@ typedef struct {
 /* ---- memory ------------------------------------------------------------------ */
 
 typedef struct {
-    uint64_t ptr, size;
-    uint32_t cs_alloc, cs_free;
-    int64_t time_alloc, time_free;
-    uint16_t thread_alloc, thread_free;
-} mem_event_t;
-
-typedef struct {
     uint64_t name;
-    VEC(mem_event_t) events;
-    hmap_t active;            /* address -> event index */
+    memlog_t events;          /* in allocation order */
+    hmap_t active;            /* live address -> event number */
     uint64_t freed;
     uint64_t high, low, usage;
 } mem_pool_t;

@@ -131,11 +131,7 @@ static uint32_t take_serial_callstack(model_t *m, bool callstack)
 
 static void free_block(mem_pool_t *p, uint64_t idx, int64_t t, uint16_t thread, uint32_t cs)
 {
-    mem_event_t *e = &p->events.v[idx];
-    e->time_free = t;
-    e->thread_free = thread;
-    e->cs_free = cs;
-    p->usage -= e->size;
+    p->usage -= memlog_free_event(&p->events, idx, t, thread, cs);
     p->freed++;
 }
 
@@ -163,8 +159,7 @@ void model_mem_alloc(model_t *m, int64_t ticks, uint32_t thread, uint64_t ptr, u
     }
     mem_event_t e = { .ptr = ptr, .size = size, .cs_alloc = cs, .time_alloc = t, .time_free = -1,
                       .thread_alloc = ct };
-    hmap_put(&p->active, ptr, p->events.n, NULL);
-    VEC_PUSH(p->events, e);
+    hmap_put(&p->active, ptr, memlog_alloc(&p->events, &e), NULL);
     if (ptr < p->low) p->low = ptr;
     if (ptr + size > p->high) p->high = ptr + size;
     p->usage += size;

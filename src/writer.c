@@ -498,12 +498,16 @@ static void write_plots(const model_t *m, tfile_t *f)
 static void write_pool(const mem_pool_t *p, tfile_t *f)
 {
     tfile_u64(f, p->name);
-    tfile_u64(f, p->events.n);
-    tfile_u64(f, p->events.n - p->freed);
+    const uint64_t n = memlog_count(&p->events);
+    tfile_u64(f, n);
+    tfile_u64(f, n - p->freed);
     tfile_u64(f, p->freed);
     int64_t ref = 0;
-    for (size_t k = 0; k < p->events.n; k++) {
-        const mem_event_t *e = &p->events.v[k];
+    memlog_reader_t r;
+    mem_event_t ev;
+    const mem_event_t *e = &ev;
+    memlog_reader_init(&r, &p->events);
+    while (memlog_next(&r, &ev)) {
         tfile_u64(f, e->ptr);
         tfile_u64(f, e->size);
         tfile_int24(f, e->cs_alloc);
@@ -522,7 +526,7 @@ static void write_pool(const mem_pool_t *p, tfile_t *f)
 static void write_memory(const model_t *m, tfile_t *f)
 {
     uint64_t total = 0;
-    for (size_t i = 0; i < m->pools.n; i++) total += m->pools.v[i].events.n;
+    for (size_t i = 0; i < m->pools.n; i++) total += memlog_count(&m->pools.v[i].events);
     if (m->pools.n == 0) {
         /* The default pool is always present. */
         mem_pool_t def = { .name = 0, .low = UINT64_MAX };

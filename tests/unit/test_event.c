@@ -116,8 +116,12 @@ START_TEST(thread_context_resets_the_thread_reference)
     ck_assert(zlog_next(&r, &rec));
     ck_assert_int_eq(model_time(&f.m, rec.time), 2500);
     ck_assert_uint_eq(f.m.pools.n, 1);
-    ck_assert_int_eq(f.m.pools.v[0].events.v[0].time_alloc, 1500);
-    ck_assert_int_eq(f.m.pools.v[0].events.v[0].time_free, 1510);
+    memlog_reader_t mr;
+    mem_event_t ev;
+    memlog_reader_init(&mr, &f.m.pools.v[0].events);
+    ck_assert(memlog_next(&mr, &ev));
+    ck_assert_int_eq(ev.time_alloc, 1500);
+    ck_assert_int_eq(ev.time_free, 1510);
     teardown(&f);
 }
 END_TEST

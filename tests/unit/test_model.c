@@ -168,6 +168,46 @@ START_TEST(end_of_session_waits_for_answers_and_open_zones)
 }
 END_TEST
 
+/* Allocations sealed into the compact stream come back as they were,
+ * including frees that arrive after sealing. */
+START_TEST(memory_events_survive_sealing)
+{
+    memlog_t l = {0};
+    const uint64_t n = 400000;
+    for (uint64_t i = 0; i < n; i++) {
+        mem_event_t e = { .ptr = 0x100000 + (i * 7919 % 50000) * 64, .size = i % 4096 + 1, .cs_alloc = (uint32_t)(i % 13),
+                          .time_alloc = (int64_t)(i * 1000), .time_free = -1, .thread_alloc = (uint16_t)(i % 3) };
+        ck_assert_uint_eq(memlog_alloc(&l, &e), i);
+        /* free most right away, some late, some never */
+        if (i % 10 != 0) memlog_free_event(&l, i, e.time_alloc + 500, 2, 7);
+        if (i >= 40000 && i % 10 == 0 && (i - 40000) % 20 == 0)
+            ck_assert_uint_eq(memlog_free_event(&l, i - 40000, (int64_t)(i * 1000), 1, 9), (i - 40000) % 4096 + 1);
+    }
+    ck_assert_uint_lt(l.bytes + l.window.cap * sizeof(mem_event_t), n * sizeof(mem_event_t) / 2);
+    memlog_reader_t r;
+    mem_event_t e;
+    memlog_reader_init(&r, &l);
+    uint64_t i = 0;
+    for (; memlog_next(&r, &e); i++) {
+        ck_assert_uint_eq(e.ptr, 0x100000 + (i * 7919 % 50000) * 64);
+        ck_assert_uint_eq(e.size, i % 4096 + 1);
+        ck_assert_int_eq(e.time_alloc, (int64_t)(i * 1000));
+        ck_assert_uint_eq(e.cs_alloc, i % 13);
+        if (i % 10 != 0) {
+            ck_assert_int_eq(e.time_free, e.time_alloc + 500);
+            ck_assert_uint_eq(e.cs_free, 7);
+        } else if (i + 40000 < n && i % 20 == 0) {
+            ck_assert_int_eq(e.time_free, (int64_t)((i + 40000) * 1000));
+            ck_assert_uint_eq(e.thread_free, 1);
+        } else {
+            ck_assert_int_eq(e.time_free, -1);
+        }
+    }
+    ck_assert_uint_eq(i, n);
+    memlog_free(&l);
+}
+END_TEST
+
 Suite *model_suite(void)
 {
     Suite *s = suite_create("trace model");
@@ -178,6 +218,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, equal_message_times_keep_reverse_arrival_order);
     tcase_add_test(tc, frame_sets_with_the_same_name_merge);
     tcase_add_test(tc, end_of_session_waits_for_answers_and_open_zones);
+    tcase_add_test(tc, memory_events_survive_sealing);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,136 @@
+/* memlog.c - compact storage of a memory pool's events (see memlog.h). */
+#include "memlog.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define WINDOW 32768             /* plain records kept before sealing half */
+#define BLOCK (256u << 10)
+#define MAX_SEALED_RECORD 64
+
+void memlog_free(memlog_t *l)
+{
+    for (memblock_t *b = l->head, *n; b; b = n) {
+        n = b->next;
+        free(b);
+    }
+    VEC_FREE(l->window);
+    VEC_FREE(l->lates);
+    hmap_free(&l->late);
+    *l = (memlog_t){0};
+}
+
+static uint8_t *reserve(memlog_t *l)
+{
+    memblock_t *b = l->tail;
+    if (!b || b->cap - b->used < MAX_SEALED_RECORD) {
+        memblock_t *n = xmalloc(sizeof *n + BLOCK);
+        n->next = NULL;
+        n->used = 0;
+        n->cap = BLOCK;
+        if (b) b->next = n;
+        else l->head = n;
+        l->tail = n;
+        l->bytes += sizeof *n + BLOCK;
+        b = n;
+    }
+    return b->data + b->used;
+}
+
+/* One sealed event: pointer and time as deltas, then size, call stack,
+ * thread, and the free: 0 = not yet (see the side record), else
+ * 1 + zigzag(free - alloc), its thread and call stack. */
+static void seal_one(memlog_t *l, const mem_event_t *e, uint64_t ordinal)
+{
+    uint8_t *p = reserve(l), *q = p;
+    q += varint_put(q, zigzag((int64_t)(e->ptr - l->prev_ptr)));
+    q += varint_put(q, zigzag(e->time_alloc - l->prev_time));
+    q += varint_put(q, e->size);
+    q += varint_put(q, e->cs_alloc);
+    q += varint_put(q, e->thread_alloc);
+    if (e->time_free < 0) {
+        *q++ = 0;
+        mem_late_t late = { .time_alloc = e->time_alloc, .size = e->size, .time_free = -1 };
+        hmap_put(&l->late, ordinal, l->lates.n, NULL);
+        VEC_PUSH(l->lates, late);
+    } else {
+        q += varint_put(q, 1 + zigzag(e->time_free - e->time_alloc));
+        q += varint_put(q, e->thread_free);
+        q += varint_put(q, e->cs_free);
+    }
+    l->prev_ptr = e->ptr;
+    l->prev_time = e->time_alloc;
+    l->tail->used += (uint32_t)(q - p);
+}
+
+uint64_t memlog_alloc(memlog_t *l, const mem_event_t *e)
+{
+    if (l->window.n >= WINDOW) {
+        const size_t half = WINDOW / 2;
+        for (size_t i = 0; i < half; i++) seal_one(l, &l->window.v[i], l->sealed + i);
+        memmove(l->window.v, l->window.v + half, (l->window.n - half) * sizeof *l->window.v);
+        l->window.n -= half;
+        l->sealed += half;
+    }
+    VEC_PUSH(l->window, *e);
+    return memlog_count(l) - 1;
+}
+
+uint64_t memlog_free_event(memlog_t *l, uint64_t ordinal, int64_t time, uint16_t thread, uint32_t cs)
+{
+    if (ordinal >= l->sealed) {
+        mem_event_t *e = &l->window.v[ordinal - l->sealed];
+        e->time_free = time;
+        e->thread_free = thread;
+        e->cs_free = cs;
+        return e->size;
+    }
+    uint64_t *v = hmap_get(&l->late, ordinal);
+    if (!v) return 0;
+    mem_late_t *late = &l->lates.v[*v];
+    late->time_free = time;
+    late->thread_free = thread;
+    late->cs_free = cs;
+    return late->size;
+}
+
+void memlog_reader_init(memlog_reader_t *r, const memlog_t *l)
+{
+    *r = (memlog_reader_t){ .l = l, .block = l->head, .p = l->head ? l->head->data : NULL };
+}
+
+bool memlog_next(memlog_reader_t *r, mem_event_t *e)
+{
+    const memlog_t *l = r->l;
+    if (r->next >= l->sealed) {
+        if (r->next >= memlog_count(l)) return false;
+        *e = l->window.v[r->next++ - l->sealed];
+        return true;
+    }
+    while (r->p == r->block->data + r->block->used) {
+        r->block = r->block->next;
+        r->p = r->block->data;
+    }
+    const uint8_t *p = r->p;
+    r->ptr += (uint64_t)unzigzag(varint_get(&p));
+    r->time += unzigzag(varint_get(&p));
+    e->ptr = r->ptr;
+    e->time_alloc = r->time;
+    e->size = varint_get(&p);
+    e->cs_alloc = (uint32_t)varint_get(&p);
+    e->thread_alloc = (uint16_t)varint_get(&p);
+    const uint64_t freed = varint_get(&p);
+    if (freed) {
+        e->time_free = e->time_alloc + unzigzag(freed - 1);
+        e->thread_free = (uint16_t)varint_get(&p);
+        e->cs_free = (uint32_t)varint_get(&p);
+    } else {
+        const mem_late_t *late = &l->lates.v[*hmap_get(&l->late, r->next)];
+        e->time_free = late->time_free;
+        e->thread_free = late->time_free < 0 ? 0 : late->thread_free;
+        e->cs_free = late->time_free < 0 ? 0 : late->cs_free;
+    }
+    r->p = p;
+    r->next++;
+    return true;
+}
