@@ -458,6 +458,8 @@ void conn_run(capture_t *c)
         netdec_stop(c->dec);
         c->dec = NULL;
     }
+    /* No zone log grows any more: give the prepared chunks back. */
+    model_drop_chunk_pool(&c->session.model);
     if (c->addrs) uv_freeaddrinfo(c->addrs);
     c->addrs = NULL;
     uv_loop_close(c->loop);

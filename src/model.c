@@ -584,6 +584,13 @@ void model_source_code_unavailable(model_t *m, uint32_t id)
     hmap_del(&m->source_queries, id);
 }
 
+void model_drop_chunk_pool(model_t *m)
+{
+    for (size_t i = 0; i < m->nthreads; i++) m->threads[i]->pool = NULL;
+    chunkpool_free(m->chunk_pool);
+    m->chunk_pool = NULL;
+}
+
 /* ---- counts ------------------------------------------------------------------ */
 
 void model_count(const model_t *m, model_counts_t *c)

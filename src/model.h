@@ -499,6 +499,9 @@ typedef struct {
 
 void model_count(const model_t *m, model_counts_t *c);
 
+/* Stop taking zone-log chunks from the pool and free it. */
+void model_drop_chunk_pool(model_t *m);
+
 /* Record every zone log's fill, so that readers see all of it. */
 void model_seal_logs(model_t *m);
 
