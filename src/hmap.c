@@ -63,6 +63,11 @@ uint64_t *hmap_put(hmap_t *m, uint64_t key, uint64_t v, bool *fresh)
 
 bool hmap_del(hmap_t *m, uint64_t key)
 {
+    return hmap_take(m, key, NULL);
+}
+
+bool hmap_take(hmap_t *m, uint64_t key, uint64_t *val)
+{
     if (!m->n) return false;
     const uint64_t h = hash64(key);
     const uint8_t tag = tag_of(h);
@@ -72,6 +77,7 @@ bool hmap_del(hmap_t *m, uint64_t key)
         if (!m->tags[i]) return false;
         if (m->tags[i] == tag && m->slots[i].key == key) break;
     }
+    if (val) *val = m->slots[i].val;
     /* Backward-shift: move later members of the cluster into the hole when
      * their home slot does not lie cyclically in (hole, j]. */
     size_t hole = i;

@@ -28,6 +28,8 @@ uint64_t *hmap_get(const hmap_t *m, uint64_t key);
  * (if not NULL) tells whether it was inserted. */
 uint64_t *hmap_put(hmap_t *m, uint64_t key, uint64_t v, bool *fresh);
 bool hmap_del(hmap_t *m, uint64_t key);
+/* Remove key and give its value; false if absent. */
+bool hmap_take(hmap_t *m, uint64_t key, uint64_t *val);
 
 /* Iteration: for (size_t i = 0; hmap_next(m, &i, &k, &v);) ... */
 bool hmap_next(const hmap_t *m, size_t *it, uint64_t *key, uint64_t *val);

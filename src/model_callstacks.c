@@ -128,39 +128,24 @@ static void query_frame(model_t *m, uint64_t addr)
 
 /* Intern a call stack (frame ids, innermost first). Returns its index and
  * whether it is new. */
-/* Hash of a list of frame ids; frames_hash_raw gives the same value for the
- * raw addresses of a CallstackPayload, packing them on the fly. */
-static inline uint64_t frames_hash_step(uint64_t h, uint64_t id)
-{
-    h = (h ^ id) * 0x9E3779B97F4A7C15ULL;
-    return h ^ (h >> 29);
-}
-
+/* Call stacks are keyed by a hash of their frame ids' bytes. A payload's
+ * raw addresses are the same bytes as its ids unless a frame has one of
+ * the two top bits set (kernel addresses), so the lookup from raw bytes
+ * finds every user-space stack without converting it; the rest take the
+ * converting path, which finds them too. */
 static uint64_t frames_hash(const uint64_t *ids, size_t n)
 {
-    uint64_t h = n * 0xA0761D6478BD642FULL;
-    for (size_t i = 0; i < n; i++) h = frames_hash_step(h, ids[i]);
-    return hash64(h);
-}
-
-static uint64_t frames_hash_raw(const uint8_t *p, size_t n)
-{
-    uint64_t h = n * 0xA0761D6478BD642FULL;
-    for (size_t i = 0; i < n; i++) h = frames_hash_step(h, pack_pointer(ld64(p + 8 * i)));
-    return hash64(h);
+    return hash_bytes(ids, n * 8);
 }
 
 /* The call stack with these raw addresses, if known (else -1). */
-static int64_t find_callstack_raw(const model_t *m, const uint8_t *p, size_t n, uint64_t key)
+static int64_t find_callstack_raw(const model_t *m, const uint8_t *p, size_t n)
 {
-    for (;; key++) {
+    for (uint64_t key = hash_bytes(p, n * 8);; key++) {
         const uint64_t *v = hmap_get(&m->callstack_map, key);
         if (!v) return -1;
         const uint64_t *cs = m->callstacks.v[*v];
-        if (cs[0] != n) continue;
-        size_t i = 0;
-        while (i < n && cs[1 + i] == pack_pointer(ld64(p + 8 * i))) i++;
-        if (i == n) return (int64_t)*v;
+        if (cs[0] == n && memcmp(cs + 1, p, n * 8) == 0) return (int64_t)*v;
     }
 }
 
@@ -191,7 +176,7 @@ void model_callstack_payload(model_t *m, const uint8_t *p, size_t n)
     if (m->pending_callstack) model_failure(m, "a staged call stack was never used");
     const size_t count = n / 8;
     /* Most payloads repeat a known stack: look it up without copying. */
-    const int64_t known = find_callstack_raw(m, p, count, frames_hash_raw(p, count));
+    const int64_t known = find_callstack_raw(m, p, count);
     if (known >= 0) {
         m->pending_callstack = (uint32_t)known;
         return;

@@ -148,18 +148,18 @@ void model_mem_alloc(model_t *m, int64_t ticks, uint32_t thread, uint64_t ptr, u
     model_raise_time(m, t);
     model_notice_thread(m, thread);
     uint16_t ct = model_compress_thread(m, thread);
-    uint64_t *live = hmap_get(&p->active, ptr);
-    if (live) {
+    bool fresh;
+    uint64_t *live = hmap_put(&p->active, ptr, 0, &fresh);
+    if (!fresh) {
         if (!m->ignore_mem_alloc_faults) {
             model_failure(m, "memory at %#" PRIx64 " allocated twice", ptr);
             return;
         }
         free_block(p, *live, t, ct, 0);
-        hmap_del(&p->active, ptr);
     }
     mem_event_t e = { .ptr = ptr, .size = size, .cs_alloc = cs, .time_alloc = t, .time_free = -1,
                       .thread_alloc = ct };
-    hmap_put(&p->active, ptr, memlog_alloc(&p->events, &e), NULL);
+    *live = memlog_alloc(&p->events, &e);
     if (ptr < p->low) p->low = ptr;
     if (ptr + size > p->high) p->high = ptr + size;
     p->usage += size;
@@ -169,8 +169,8 @@ void model_mem_free(model_t *m, int64_t ticks, uint32_t thread, uint64_t ptr, bo
 {
     mem_pool_t *p = pool_for(m, take_pool_name(m, named), true);
     uint32_t cs = take_serial_callstack(m, callstack);
-    uint64_t *live = hmap_get(&p->active, ptr);
-    if (!live) {
+    uint64_t live;
+    if (!hmap_take(&p->active, ptr, &live)) {
         if (ptr != 0 && !m->ignore_mem_free_faults) {
             model_check_thread_string(m, thread);
             model_failure(m, "free of unknown memory at %#" PRIx64 " on thread %u", ptr, thread);
@@ -180,8 +180,7 @@ void model_mem_free(model_t *m, int64_t ticks, uint32_t thread, uint64_t ptr, bo
     const int64_t t = model_time(m, ticks);
     model_raise_time(m, t);
     model_notice_thread(m, thread);
-    free_block(p, *live, t, model_compress_thread(m, thread), cs);
-    hmap_del(&p->active, ptr);
+    free_block(p, live, t, model_compress_thread(m, thread), cs);
 }
 
 void model_mem_discard(model_t *m, int64_t ticks, uint32_t thread, uint64_t name, bool callstack)
