@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include <zstd.h>
+#include <lz4.h>
 
 #include "frame.h"
 #include "session.h"
@@ -171,6 +172,34 @@ static int bench_decode(const char *path, const char *log_path)
            "(%.2f allocated)\n", n, dt, (double)n / 1e6 / dt, (double)s.model.zone_count / 1e6 / dt,
            (double)used / (double)(s.model.zone_count ? s.model.zone_count : 1),
            (double)bytes / (double)(s.model.zone_count ? s.model.zone_count : 1));
+    uint64_t mem_events = 0, mem_bytes = 0, lates = 0;
+    for (size_t i = 0; i < s.model.pools.n; i++) {
+        const memlog_t *ml = &s.model.pools.v[i].events;
+        mem_events += memlog_count(ml);
+        mem_bytes += ml->bytes + ml->window.cap * sizeof *ml->window.v + ml->lates.cap * sizeof *ml->lates.v;
+        lates += ml->lates.n;
+        if (getenv("BENCH_MEMZ")) {
+            for (const memblock_t *b = ml->head; b; b = b->next) {
+                static uint8_t out[1 << 20];
+                static double tl, tz, tzf; static uint64_t in_b, l_b, z_b, zf_b;
+                double a = now();
+                int k = LZ4_compress_default((const char *)b->data, (char *)out, (int)b->used, sizeof out);
+                double c = now();
+                size_t z = ZSTD_compress(out, sizeof out, b->data, b->used, 1);
+                double d = now();
+                size_t zf = ZSTD_compress(out, sizeof out, b->data, b->used, -3);
+                double e = now();
+                tl += c - a; tz += d - c; tzf += e - d; in_b += b->used; l_b += (uint64_t)k; z_b += z; zf_b += zf;
+                if (!b->next)
+                    printf("pool %zu: %.1f MB sealed; lz4 %.2fx %.3f s, zstd1 %.2fx %.3f s, zstd-3 %.2fx %.3f s\n", i,
+                           in_b / 1e6, (double)in_b / l_b, tl, (double)in_b / z_b, tz, (double)in_b / zf_b, tzf);
+            }
+        }
+    }
+    if (mem_events)
+        printf("memory log: %llu allocations in %.1f MB (%.2f bytes each), %llu late frees\n",
+               (unsigned long long)mem_events, (double)mem_bytes / 1e6,
+               (double)mem_bytes / (double)mem_events, (unsigned long long)lates);
     session_free(&s);
     free(rec);
     return 0;

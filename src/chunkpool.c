@@ -13,17 +13,18 @@
 struct chunkpool {
     pthread_mutex_t lock;
     size_t size;
-    int depth;
+    int depth, max_depth;
     void *ready[POOL_MAX];
     int n;
 };
 
-chunkpool_t *chunkpool_new(size_t chunk_size, int depth)
+chunkpool_t *chunkpool_new(size_t chunk_size, int max_depth)
 {
     chunkpool_t *p = xcalloc(1, sizeof *p);
     pthread_mutex_init(&p->lock, NULL);
     p->size = chunk_size;
-    p->depth = depth < POOL_MAX ? depth : POOL_MAX;
+    p->max_depth = max_depth < 1 ? 1 : max_depth < POOL_MAX ? max_depth : POOL_MAX;
+    p->depth = 1;
     return p;
 }
 
@@ -32,6 +33,7 @@ void *chunkpool_take(chunkpool_t *p)
     void *c = NULL;
     pthread_mutex_lock(&p->lock);
     if (p->n) c = p->ready[--p->n];
+    else if (p->depth < p->max_depth) p->depth = p->depth * 2 < p->max_depth ? p->depth * 2 : p->max_depth;
     pthread_mutex_unlock(&p->lock);
     return c;
 }

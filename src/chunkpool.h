@@ -2,7 +2,9 @@
  * (page-faulted) ahead of time on another thread, so that the thread
  * building the model does not pay for fresh pages. The decoder thread
  * refills the pool between frames; the model takes from it and falls back
- * to malloc when it is empty. */
+ * to malloc when it is empty. The pool starts one chunk deep and doubles
+ * its depth, up to max_depth, each time a take finds it empty, so a session
+ * with few zones holds one spare chunk, not max_depth. */
 #ifndef TC_CHUNKPOOL_H
 #define TC_CHUNKPOOL_H
 
@@ -10,7 +12,7 @@
 
 typedef struct chunkpool chunkpool_t;
 
-chunkpool_t *chunkpool_new(size_t chunk_size, int depth);
+chunkpool_t *chunkpool_new(size_t chunk_size, int max_depth);
 /* A ready chunk of chunk_size bytes (the caller owns it), or NULL. */
 void *chunkpool_take(chunkpool_t *p);
 /* Top the pool up (on the producing thread). */

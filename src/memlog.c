@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WINDOW 32768             /* plain records kept before sealing half */
+#define WINDOW 16384             /* plain records kept before sealing half */
 #define BLOCK (256u << 10)
 #define MAX_SEALED_RECORD 64
 
@@ -37,9 +37,13 @@ static uint8_t *reserve(memlog_t *l)
     return b->data + b->used;
 }
 
-/* One sealed event: pointer and time as deltas, then size, call stack,
- * thread, and the free: 0 = not yet (see the side record), else
- * 1 + zigzag(free - alloc), its thread and call stack. */
+/* One sealed event: pointer and time as deltas, size, call stack, then a
+ * header of the allocating thread and the state of the free (LIVE: not
+ * yet, see the side record; SAME: freed on the same thread; OTHER: freed
+ * on the thread that follows), and for a freed event zigzag(free - alloc)
+ * and the free's call stack. */
+enum { SEAL_LIVE, SEAL_SAME, SEAL_OTHER };
+
 static void seal_one(memlog_t *l, const mem_event_t *e, uint64_t ordinal)
 {
     uint8_t *p = reserve(l), *q = p;
@@ -47,15 +51,16 @@ static void seal_one(memlog_t *l, const mem_event_t *e, uint64_t ordinal)
     q += varint_put(q, zigzag(e->time_alloc - l->prev_time));
     q += varint_put(q, e->size);
     q += varint_put(q, e->cs_alloc);
-    q += varint_put(q, e->thread_alloc);
     if (e->time_free < 0) {
-        *q++ = 0;
+        q += varint_put(q, (uint64_t)e->thread_alloc << 2 | SEAL_LIVE);
         mem_late_t late = { .time_alloc = e->time_alloc, .size = e->size, .time_free = -1 };
         hmap_put(&l->late, ordinal, l->lates.n, NULL);
         VEC_PUSH(l->lates, late);
     } else {
-        q += varint_put(q, 1 + zigzag(e->time_free - e->time_alloc));
-        q += varint_put(q, e->thread_free);
+        const bool same = e->thread_free == e->thread_alloc;
+        q += varint_put(q, (uint64_t)e->thread_alloc << 2 | (same ? SEAL_SAME : SEAL_OTHER));
+        if (!same) q += varint_put(q, e->thread_free);
+        q += varint_put(q, zigzag(e->time_free - e->time_alloc));
         q += varint_put(q, e->cs_free);
     }
     l->prev_ptr = e->ptr;
@@ -118,11 +123,11 @@ bool memlog_next(memlog_reader_t *r, mem_event_t *e)
     e->time_alloc = r->time;
     e->size = varint_get(&p);
     e->cs_alloc = (uint32_t)varint_get(&p);
-    e->thread_alloc = (uint16_t)varint_get(&p);
-    const uint64_t freed = varint_get(&p);
-    if (freed) {
-        e->time_free = e->time_alloc + unzigzag(freed - 1);
-        e->thread_free = (uint16_t)varint_get(&p);
+    const uint64_t head = varint_get(&p);
+    e->thread_alloc = (uint16_t)(head >> 2);
+    if ((head & 3) != SEAL_LIVE) {
+        e->thread_free = (head & 3) == SEAL_SAME ? e->thread_alloc : (uint16_t)varint_get(&p);
+        e->time_free = e->time_alloc + unzigzag(varint_get(&p));
         e->cs_free = (uint32_t)varint_get(&p);
     } else {
         const mem_late_t *late = &l->lates.v[*hmap_get(&l->late, r->next)];

@@ -11,7 +11,7 @@
 #include "proto.h"
 #include "util.h"
 
-#define NETDEC_SLOTS 16         /* decoded frames in flight */
+#define NETDEC_SLOTS 8          /* decoded frames in flight */
 
 typedef struct chunk {
     struct chunk *next;

@@ -56,6 +56,7 @@ struct tfile {
     size_t used;
     uint64_t nchunks;
     uint64_t payload_bytes, file_bytes;
+    uint64_t writeback_from;    /* file bytes before this are being written back */
     int err;                    /* errno of the first failure */
     const char *err_what;
 };

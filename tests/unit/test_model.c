@@ -3,8 +3,10 @@
  * numbering, message order on equal times, frame-set merging, and the
  * end-of-session conditions. */
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "chunkpool.h"
 #include "model.h"
 #include "proto.h"
 #include "unit.h"
@@ -208,6 +210,32 @@ START_TEST(memory_events_survive_sealing)
 }
 END_TEST
 
+START_TEST(chunk_pool_deepens_only_when_takes_find_it_empty)
+{
+    chunkpool_t *p = chunkpool_new(4096, 4);
+    ck_assert_ptr_null(chunkpool_take(p));      /* nothing refilled yet: depth 1 -> 2 */
+    chunkpool_refill(p);
+    void *a = chunkpool_take(p), *b = chunkpool_take(p);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_null(chunkpool_take(p));      /* depth 2 -> 4 */
+    chunkpool_refill(p);
+    void *c[5];
+    for (int i = 0; i < 5; i++) c[i] = chunkpool_take(p);
+    for (int i = 0; i < 4; i++) ck_assert_ptr_nonnull(c[i]);
+    ck_assert_ptr_null(c[4]);                   /* capped at the maximum, 4 */
+    chunkpool_refill(p);
+    void *d[5];
+    for (int i = 0; i < 5; i++) d[i] = chunkpool_take(p);
+    ck_assert_ptr_nonnull(d[3]);
+    ck_assert_ptr_null(d[4]);
+    free(a);
+    free(b);
+    for (int i = 0; i < 4; i++) free(c[i]), free(d[i]);
+    chunkpool_free(p);
+}
+END_TEST
+
 Suite *model_suite(void)
 {
     Suite *s = suite_create("trace model");
@@ -219,6 +247,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, frame_sets_with_the_same_name_merge);
     tcase_add_test(tc, end_of_session_waits_for_answers_and_open_zones);
     tcase_add_test(tc, memory_events_survive_sealing);
+    tcase_add_test(tc, chunk_pool_deepens_only_when_takes_find_it_empty);
     suite_add_tcase(s, tc);
     return s;
 }
