@@ -118,6 +118,9 @@ static void *decoder_main(void *arg)
             return NULL;
         }
         pthread_mutex_unlock(&d->lock);
+        /* The backlog shrank: the connection may resume reading (it
+         * checks when woken; the frames' own wake-ups came before this). */
+        d->notify(d->ctx);
     }
 }
 
