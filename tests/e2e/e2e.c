@@ -396,6 +396,28 @@ START_TEST(on_demand_client_with_deferred_items)
 END_TEST
 
 
+/* A client far faster than the model: reading pauses while the decoder's
+ * backlog is high and must always resume, or the capture would hang. */
+START_TEST(fast_client_pauses_reading_and_every_zone_arrives)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", "zones", "--threads", "4", "--zones", "1500000",
+                              "--manifest", t.manifest, NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", "--end-timeout", "10", NULL);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_int_eq(client_finish(&c), 0);
+    char *man = read_file(t.manifest);
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum = read_file(t.summary);
+    ck_assert_int_eq(manifest_value(man, "zones"), 6000000);
+    ck_assert_int_eq(summary_value(sum, "zones"), manifest_value(man, "zones"));
+    free(sum);
+    free(man);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
 START_TEST(normal_session_is_saved_completely)
 {
     tmp_t t = tmp_make();
@@ -656,6 +678,7 @@ static Suite *e2e_suite(void)
     TCase *tc = tcase_create("sessions");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, normal_session_is_saved_completely);
+    tcase_add_test(tc, fast_client_pauses_reading_and_every_zone_arrives);
     tcase_add_test(tc, every_event_family_is_saved);
     tcase_add_test(tc, crashed_client_ends_by_itself_and_is_saved);
     tcase_add_test(tc, on_demand_client_with_deferred_items);
