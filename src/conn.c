@@ -429,7 +429,7 @@ static void on_tick(uv_timer_t *t)
 void conn_run(capture_t *c)
 {
     c->loop = uv_default_loop();
-    c->rxcap = 1 << 20;
+    c->rxcap = 256u << 10;
     c->rxbuf = xmalloc(c->rxcap);
     c->t_start = c->t_last_rx = uv_hrtime();
     session_init(&c->session, on_query_bytes, c);

@@ -14,6 +14,10 @@ void memlog_free(memlog_t *l)
         n = b->next;
         free(b);
     }
+    VEC_FREE(l->cs_alloc.local);
+    VEC_FREE(l->cs_alloc.capture);
+    VEC_FREE(l->cs_free.local);
+    VEC_FREE(l->cs_free.capture);
     VEC_FREE(l->window);
     VEC_FREE(l->lates);
     hmap_free(&l->late);
@@ -37,6 +41,27 @@ static uint8_t *reserve(memlog_t *l)
     return b->data + b->used;
 }
 
+static uint32_t cs_local(cs_renumber_t *r, uint32_t cs)
+{
+    if (cs == 0) return 0;
+    if (cs >= r->local.n) {
+        VEC_RESERVE(r->local, (size_t)cs + 1);
+        memset(r->local.v + r->local.n, 0, ((size_t)cs + 1 - r->local.n) * sizeof *r->local.v);
+        r->local.n = (size_t)cs + 1;
+    }
+    if (!r->local.v[cs]) {
+        if (!r->capture.n) VEC_PUSH(r->capture, 0);
+        r->local.v[cs] = (uint32_t)r->capture.n + 1;
+        VEC_PUSH(r->capture, cs);
+    }
+    return r->local.v[cs] - 1;
+}
+
+static uint32_t cs_capture(const cs_renumber_t *r, uint64_t local)
+{
+    return local < r->capture.n ? r->capture.v[local] : 0;
+}
+
 /* One sealed event: pointer and time as deltas, size, call stack, then a
  * header of the allocating thread and the state of the free (LIVE: not
  * yet, see the side record; SAME: freed on the same thread; OTHER: freed
@@ -50,7 +75,7 @@ static void seal_one(memlog_t *l, const mem_event_t *e, uint64_t ordinal)
     q += varint_put(q, zigzag((int64_t)(e->ptr - l->prev_ptr)));
     q += varint_put(q, zigzag(e->time_alloc - l->prev_time));
     q += varint_put(q, e->size);
-    q += varint_put(q, e->cs_alloc);
+    q += varint_put(q, cs_local(&l->cs_alloc, e->cs_alloc));
     if (e->time_free < 0) {
         q += varint_put(q, (uint64_t)e->thread_alloc << 2 | SEAL_LIVE);
         mem_late_t late = { .time_alloc = e->time_alloc, .size = e->size, .time_free = -1 };
@@ -61,7 +86,7 @@ static void seal_one(memlog_t *l, const mem_event_t *e, uint64_t ordinal)
         q += varint_put(q, (uint64_t)e->thread_alloc << 2 | (same ? SEAL_SAME : SEAL_OTHER));
         if (!same) q += varint_put(q, e->thread_free);
         q += varint_put(q, zigzag(e->time_free - e->time_alloc));
-        q += varint_put(q, e->cs_free);
+        q += varint_put(q, cs_local(&l->cs_free, e->cs_free));
     }
     l->prev_ptr = e->ptr;
     l->prev_time = e->time_alloc;
@@ -122,13 +147,13 @@ bool memlog_next(memlog_reader_t *r, mem_event_t *e)
     e->ptr = r->ptr;
     e->time_alloc = r->time;
     e->size = varint_get(&p);
-    e->cs_alloc = (uint32_t)varint_get(&p);
+    e->cs_alloc = cs_capture(&l->cs_alloc, varint_get(&p));
     const uint64_t head = varint_get(&p);
     e->thread_alloc = (uint16_t)(head >> 2);
     if ((head & 3) != SEAL_LIVE) {
         e->thread_free = (head & 3) == SEAL_SAME ? e->thread_alloc : (uint16_t)varint_get(&p);
         e->time_free = e->time_alloc + unzigzag(varint_get(&p));
-        e->cs_free = (uint32_t)varint_get(&p);
+        e->cs_free = cs_capture(&l->cs_free, varint_get(&p));
     } else {
         const mem_late_t *late = &l->lates.v[*hmap_get(&l->late, r->next)];
         e->time_free = late->time_free;

@@ -35,11 +35,20 @@ typedef struct {
     uint16_t thread_free;
 } mem_late_t;
 
+/* Call-stack ids renumbered densely in the order a pool first uses them
+ * (0 stays 0): a pool sees few of the capture's stacks, so its ids fit
+ * one varint byte more often. */
+typedef struct {
+    VEC(uint32_t) local;        /* capture id -> local id + 1 (0: none yet) */
+    VEC(uint32_t) capture;      /* local id -> capture id */
+} cs_renumber_t;
+
 typedef struct {
     memblock_t *head, *tail;    /* the sealed stream */
     uint64_t sealed;            /* events in it */
     uint64_t prev_ptr;          /* encoder state */
     int64_t prev_time;
+    cs_renumber_t cs_alloc, cs_free;
     VEC(mem_event_t) window;    /* events sealed .. sealed + window.n - 1 */
     hmap_t late;                /* ordinal -> lates index, for sealed live events */
     VEC(mem_late_t) lates;
