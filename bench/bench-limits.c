@@ -15,7 +15,6 @@
 #include <string.h>
 #include <time.h>
 #include <zstd.h>
-#include <lz4.h>
 
 #include "frame.h"
 #include "session.h"
@@ -178,23 +177,6 @@ static int bench_decode(const char *path, const char *log_path)
         mem_events += memlog_count(ml);
         mem_bytes += ml->bytes + ml->window.cap * sizeof *ml->window.v + ml->lates.cap * sizeof *ml->lates.v;
         lates += ml->lates.n;
-        if (getenv("BENCH_MEMZ")) {
-            for (const memblock_t *b = ml->head; b; b = b->next) {
-                static uint8_t out[1 << 20];
-                static double tl, tz, tzf; static uint64_t in_b, l_b, z_b, zf_b;
-                double a = now();
-                int k = LZ4_compress_default((const char *)b->data, (char *)out, (int)b->used, sizeof out);
-                double c = now();
-                size_t z = ZSTD_compress(out, sizeof out, b->data, b->used, 1);
-                double d = now();
-                size_t zf = ZSTD_compress(out, sizeof out, b->data, b->used, -3);
-                double e = now();
-                tl += c - a; tz += d - c; tzf += e - d; in_b += b->used; l_b += (uint64_t)k; z_b += z; zf_b += zf;
-                if (!b->next)
-                    printf("pool %zu: %.1f MB sealed; lz4 %.2fx %.3f s, zstd1 %.2fx %.3f s, zstd-3 %.2fx %.3f s\n", i,
-                           in_b / 1e6, (double)in_b / l_b, tl, (double)in_b / z_b, tz, (double)in_b / zf_b, tzf);
-            }
-        }
     }
     if (mem_events)
         printf("memory log: %llu allocations in %.1f MB (%.2f bytes each), %llu late frees\n",
