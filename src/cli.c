@@ -11,7 +11,7 @@
 #include "config.h"
 #include "disasm.h"
 
-enum { OPT_CONNECT_TIMEOUT = 256, OPT_END_TIMEOUT };
+enum { OPT_CONNECT_TIMEOUT = 256, OPT_END_TIMEOUT, OPT_RECOVER };
 
 static const struct option long_options[] = {
     { "output", required_argument, NULL, 'o' },
@@ -22,6 +22,7 @@ static const struct option long_options[] = {
     { "memlimit", required_argument, NULL, 'm' },
     { "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
     { "end-timeout", required_argument, NULL, OPT_END_TIMEOUT },
+    { "recover", required_argument, NULL, OPT_RECOVER },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
@@ -47,6 +48,8 @@ static void print_help(FILE *out)
         "      --end-timeout SECONDS  at the end of a session, stop waiting for the\n"
         "                             client's outstanding answers after SECONDS\n"
         "                             without data (default 10)\n"
+        "      --recover RECORDING    build the trace from a recorded client stream\n"
+        "                             (every byte a client sent) instead of connecting\n"
         "  -q, --quiet                print only errors and warnings\n"
         "  -h, --help                 show this help and exit\n"
         "  -V, --version              show the version and exit\n"
@@ -122,6 +125,7 @@ int cli_parse(options_t *o, int argc, char **argv)
         case OPT_END_TIMEOUT:
             if (parse_seconds(optarg, "--end-timeout", &o->end_timeout)) return EXIT_USAGE;
             break;
+        case OPT_RECOVER: o->recover = optarg; break;
         case 'q': o->quiet = true; break;
         case 'h': print_help(stdout); return EXIT_OK;
         case 'V':

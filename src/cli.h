@@ -29,6 +29,7 @@ typedef struct {
     double connect_timeout;      /* < 0 = retry forever (upstream's behaviour) */
     double end_timeout;          /* give up waiting for answers after this long without data */
     bool quiet;
+    const char *recover;         /* build the trace from this recorded client stream */
 } options_t;
 
 /* Parse argv into opts. Returns -1 to go on, or an exit code (help and

@@ -18,6 +18,7 @@
 #include "capture.h"
 #include "cli.h"
 #include "progress.h"
+#include "recover.h"
 #include "writer.h"
 
 /* The one capture context; the save-time signal handler needs to see it. */
@@ -60,6 +61,28 @@ static uint64_t physical_memory(void)
     return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
 }
 
+/* A recording that ends early or never got past the handshake: say so in
+ * its own words. Returns false for the outcomes worded alike for both. */
+static bool report_recording_end(capture_t *c)
+{
+    const char *path = c->opts->recover;
+    switch (c->outcome) {
+    case OUT_CLIENT_GONE:
+        diag_warn("the recording %s ends before the client ended its session; saving what it holds", path);
+        return true;
+    case OUT_DROPPED:
+    case OUT_MISMATCH:
+    case OUT_NOT_AVAILABLE:
+        diag_error("the recording %s holds no protocol-82 session: %s", path,
+                   c->outcome == OUT_MISMATCH        ? "the client answered with a protocol mismatch"
+                   : c->outcome == OUT_NOT_AVAILABLE ? "the client answered 'not available'"
+                                                     : "it ends during the handshake");
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Explain how the capture ended; returns the exit code so far. */
 static int report_outcome(capture_t *c)
 {
@@ -69,6 +92,11 @@ static int report_outcome(capture_t *c)
         putchar('\n');     /* end the "Connecting to ..." line */
         fflush(stdout);
     }
+    if (o->recover && report_recording_end(c))
+        return c->outcome == OUT_CLIENT_GONE     ? EXIT_OK
+               : c->outcome == OUT_MISMATCH      ? EXIT_USAGE
+               : c->outcome == OUT_NOT_AVAILABLE ? EXIT_NOT_AVAILABLE
+                                                 : EXIT_DROPPED;
     switch (c->outcome) {
     case OUT_COMPLETE:
         return EXIT_OK;
@@ -186,8 +214,12 @@ int main(int argc, char **argv)
     c->tty = isatty(STDOUT_FILENO);
     if (opts.memlimit_percent) c->mem_limit_bytes = (int64_t)(physical_memory() / 100 * (uint64_t)opts.memlimit_percent);
 
-    if (!opts.quiet) progress_connecting(c);
-    conn_run(c);
+    if (opts.recover) {
+        if (recover_run(c, opts.recover) < 0) return EXIT_USAGE;
+    } else {
+        if (!opts.quiet) progress_connecting(c);
+        conn_run(c);
+    }
     rc = report_outcome(c);
     if (c->session.welcomed) {
         report_failures(&c->session.model);
