@@ -418,6 +418,54 @@ START_TEST(fast_client_pauses_reading_and_every_zone_arrives)
 }
 END_TEST
 
+/* The bytes of a live session, recorded by the client, give the same
+ * trace through --recover; cut short, they give the part they hold. */
+START_TEST(recovered_recording_equals_the_live_capture)
+{
+    tmp_t t = tmp_make();
+    char rec[160], cut[160], out2[160], csv2[160];
+    snprintf(rec, sizeof rec, "%s/client.bin", t.dir);
+    snprintf(cut, sizeof cut, "%s/cut.bin", t.dir);
+    snprintf(out2, sizeof out2, "%s/recovered.tracy", t.dir);
+    snprintf(csv2, sizeof csv2, "%s/recovered.csv", t.dir);
+    client_t c = client_start("--scenario", "normal", "--record", rec, NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", NULL);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_int_eq(client_finish(&c), 0);
+    free(r.err);
+
+    r = capture_run(0, "-o", out2, "--recover", rec, NULL);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(r.err[0] == '\0', "unexpected diagnostics: %s", r.err);
+    free(r.err);
+    ck_assert_int_eq(reader_run(NULL, t.out, t.csv), 0);
+    ck_assert_int_eq(reader_run(NULL, out2, csv2), 0);
+    char *live = read_file(t.csv), *recovered = read_file(csv2);
+    ck_assert_str_eq(recovered, live);
+
+    /* The first half of the recording: saved with a warning, fewer zones. */
+    struct stat st;
+    ck_assert_int_eq(stat(rec, &st), 0);
+    ck_assert_int_eq(truncate(rec, st.st_size / 2), 0);
+    r = capture_run(0, "-f", "-o", out2, "--recover", rec, NULL);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "ends before the client ended its session"));
+    free(r.err);
+    ck_assert_int_eq(reader_run("--summary", out2, t.summary), 0);
+    char *sum = read_file(t.summary);
+    long long zones_half = summary_value(sum, "zones");
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum_live = read_file(t.summary);
+    ck_assert_int_gt(zones_half, 0);
+    ck_assert_int_lt(zones_half, summary_value(sum_live, "zones"));
+    free(sum_live);
+    free(sum);
+    free(live);
+    free(recovered);
+    tmp_remove(&t);
+}
+END_TEST
+
 START_TEST(normal_session_is_saved_completely)
 {
     tmp_t t = tmp_make();
@@ -678,6 +726,7 @@ static Suite *e2e_suite(void)
     TCase *tc = tcase_create("sessions");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, normal_session_is_saved_completely);
+    tcase_add_test(tc, recovered_recording_equals_the_live_capture);
     tcase_add_test(tc, fast_client_pauses_reading_and_every_zone_arrives);
     tcase_add_test(tc, every_event_family_is_saved);
     tcase_add_test(tc, crashed_client_ends_by_itself_and_is_saved);
