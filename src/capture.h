@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "session.h"
+#include "spool.h"
 #include "util.h"
 
 /* How a capture ended. */
@@ -45,6 +46,7 @@ typedef struct capture {
     unsigned connect_attempts;
     char connect_error[128];
     bytes_t out;                  /* query bytes waiting to be written */
+    spool_t spool;                /* every byte received, in a file (fd -1: none) */
     struct netdec *dec;           /* the frame decoder thread, once streaming */
     uv_async_t decoded;           /* it has frames for us */
     bool reading_paused;          /* too much undecoded input: stop reading */

@@ -11,7 +11,7 @@
 #include "config.h"
 #include "disasm.h"
 
-enum { OPT_CONNECT_TIMEOUT = 256, OPT_END_TIMEOUT, OPT_RECOVER };
+enum { OPT_CONNECT_TIMEOUT = 256, OPT_END_TIMEOUT, OPT_RECOVER, OPT_SPOOL, OPT_KEEP_SPOOL, OPT_NO_SPOOL };
 
 static const struct option long_options[] = {
     { "output", required_argument, NULL, 'o' },
@@ -23,6 +23,9 @@ static const struct option long_options[] = {
     { "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
     { "end-timeout", required_argument, NULL, OPT_END_TIMEOUT },
     { "recover", required_argument, NULL, OPT_RECOVER },
+    { "spool", required_argument, NULL, OPT_SPOOL },
+    { "keep-spool", no_argument, NULL, OPT_KEEP_SPOOL },
+    { "no-spool", no_argument, NULL, OPT_NO_SPOOL },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
@@ -50,6 +53,10 @@ static void print_help(FILE *out)
         "                             without data (default 10)\n"
         "      --recover RECORDING    build the trace from a recorded client stream\n"
         "                             (every byte a client sent) instead of connecting\n"
+        "      --spool PATH           keep every byte received in PATH while capturing\n"
+        "                             (default FILE.spool), for --recover after a kill\n"
+        "      --keep-spool           keep the spool after a successful save\n"
+        "      --no-spool             do not spool\n"
         "  -q, --quiet                print only errors and warnings\n"
         "  -h, --help                 show this help and exit\n"
         "  -V, --version              show the version and exit\n"
@@ -126,6 +133,9 @@ int cli_parse(options_t *o, int argc, char **argv)
             if (parse_seconds(optarg, "--end-timeout", &o->end_timeout)) return EXIT_USAGE;
             break;
         case OPT_RECOVER: o->recover = optarg; break;
+        case OPT_SPOOL: o->spool = optarg; break;
+        case OPT_KEEP_SPOOL: o->keep_spool = true; break;
+        case OPT_NO_SPOOL: o->no_spool = true; break;
         case 'q': o->quiet = true; break;
         case 'h': print_help(stdout); return EXIT_OK;
         case 'V':

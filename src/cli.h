@@ -30,6 +30,8 @@ typedef struct {
     double end_timeout;          /* give up waiting for answers after this long without data */
     bool quiet;
     const char *recover;         /* build the trace from this recorded client stream */
+    const char *spool;           /* where to spool received bytes (NULL: OUTPUT.spool) */
+    bool no_spool, keep_spool;
 } options_t;
 
 /* Parse argv into opts. Returns -1 to go on, or an exit code (help and

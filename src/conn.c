@@ -241,6 +241,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     size_t n = (size_t)nread;
     if (!c->dec) {
         const size_t used = session_feed_handshake(&c->session, p, n);
+        spool_write(&c->spool, p, used);
         p += used;
         n -= used;
         if (c->session.state != SESSION_STREAMING) {
@@ -249,6 +250,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         }
         on_welcome(c);
         c->dec = netdec_start(session_frames_offset(&c->session), notify_decoded, c);
+        netdec_spool(c->dec, &c->spool);
         /* The decoder thread also prepares memory for the zone logs. */
         c->session.model.chunk_pool = chunkpool_new(ZLOG_POOL_CHUNK, 8);
         netdec_refill(c->dec, c->session.model.chunk_pool);

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "progress.h"
 #include "recover.h"
+#include "spool.h"
 #include "writer.h"
 
 /* The one capture context; the save-time signal handler needs to see it. */
@@ -53,6 +54,45 @@ static int check_output(const options_t *o)
     unlink(probe);
     free(probe);
     return EXIT_OK;
+}
+
+/* Start spooling the received bytes beside the output (or where --spool
+ * says). An existing spool may be the only copy of a killed capture. */
+static int open_spool(capture_t *c, const options_t *o, char **path)
+{
+    c->spool.fd = -1;
+    if (o->no_spool || o->recover) return EXIT_OK;
+    if (o->spool) *path = xstrdup(o->spool);
+    else {
+        size_t len = strlen(o->output) + sizeof ".spool";
+        *path = xmalloc(len);
+        snprintf(*path, len, "%s.spool", o->output);
+    }
+    int err = spool_open(&c->spool, *path, o->force);
+    if (err == EEXIST) {
+        diag_error("spool %s exists, perhaps from a capture that was killed: rebuild it with "
+                   "'tracy-capture --recover %s -o FILE', or use -f to overwrite it", *path, *path);
+        return EXIT_OUTPUT_EXISTS;
+    }
+    if (err) {
+        diag_error("cannot create spool %s: %s (use --spool PATH or --no-spool)", *path, strerror(err));
+        return EXIT_OUTPUT_UNWRITABLE;
+    }
+    return EXIT_OK;
+}
+
+/* Remove the spool once the trace is safe, or keep it and say how to use it. */
+static void close_spool(capture_t *c, bool saved)
+{
+    spool_t *s = &c->spool;
+    if (s->fd < 0) return;
+    if (s->err) diag_warn("the spool %s could not be written (%s); it holds only the first %llu bytes",
+                          s->path, strerror(s->err), (unsigned long long)s->bytes);
+    const bool keep = c->session.welcomed && (!saved || c->opts->keep_spool);
+    if (keep && !saved && !s->err)
+        diag_note("every byte received is kept in %s: 'tracy-capture --recover %s -o FILE' rebuilds the trace",
+                  s->path, s->path);
+    spool_close(s, keep);
 }
 
 static uint64_t physical_memory(void)
@@ -214,6 +254,9 @@ int main(int argc, char **argv)
     c->tty = isatty(STDOUT_FILENO);
     if (opts.memlimit_percent) c->mem_limit_bytes = (int64_t)(physical_memory() / 100 * (uint64_t)opts.memlimit_percent);
 
+    char *spool_path = NULL;
+    rc = open_spool(c, &opts, &spool_path);
+    if (rc != EXIT_OK) return rc;
     if (opts.recover) {
         if (recover_run(c, opts.recover) < 0) return EXIT_USAGE;
     } else {
@@ -221,10 +264,14 @@ int main(int argc, char **argv)
         conn_run(c);
     }
     rc = report_outcome(c);
+    bool saved = false;
     if (c->session.welcomed) {
         report_failures(&c->session.model);
         rc = save_trace(c, rc);
+        saved = rc != EXIT_SAVE_FAILED;
     }
+    close_spool(c, saved);
+    free(spool_path);
     session_free(&c->session);
     return rc;
 }

@@ -39,6 +39,7 @@ struct netdec {
     void (*notify)(void *);
     void *ctx;
     chunkpool_t *pool;          /* set before the first frame */
+    spool_t *spool;             /* set before the first push */
 };
 
 /* Queue an item for the loop (called with the lock held). */
@@ -104,6 +105,7 @@ static void *decoder_main(void *arg)
         if (!d->in_head) d->in_tail = NULL;
         pthread_mutex_unlock(&d->lock);
 
+        if (d->spool) spool_write(d->spool, c->data, c->n);
         int rc = frame_feed(&d->frames, c->data, c->n, on_frame, d);
 
         pthread_mutex_lock(&d->lock);
@@ -145,6 +147,13 @@ void netdec_refill(netdec_t *d, chunkpool_t *pool)
 {
     pthread_mutex_lock(&d->lock);
     d->pool = pool;
+    pthread_mutex_unlock(&d->lock);
+}
+
+void netdec_spool(netdec_t *d, spool_t *spool)
+{
+    pthread_mutex_lock(&d->lock);
+    d->spool = spool;
     pthread_mutex_unlock(&d->lock);
 }
 
@@ -227,6 +236,7 @@ void netdec_stop(netdec_t *d)
     pthread_join(d->thread, NULL);
     for (chunk_t *c = d->in_head, *n; c; c = n) {
         n = c->next;
+        if (d->spool) spool_write(d->spool, c->data, c->n);   /* received, so kept */
         free(c);
     }
     for (int i = 0; i < NETDEC_SLOTS; i++) free(d->buf[i]);

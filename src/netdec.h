@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "chunkpool.h"
+#include "spool.h"
 
 typedef struct netdec netdec_t;
 
@@ -34,6 +35,9 @@ typedef struct {
 netdec_t *netdec_start(uint64_t base_offset, void (*notify)(void *ctx), void *ctx);
 /* Also keep this pool of zone-log chunks topped up between frames. */
 void netdec_refill(netdec_t *d, chunkpool_t *pool);
+/* Append every byte pushed from now on to this spool, on the decoder
+ * thread, before decoding it (bytes still queued at netdec_stop too). */
+void netdec_spool(netdec_t *d, spool_t *spool);
 /* Queue raw bytes (copied). */
 void netdec_push(netdec_t *d, const uint8_t *p, size_t n);
 /* No more input: after the last frame an END item follows. */

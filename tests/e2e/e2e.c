@@ -180,6 +180,17 @@ static run_t capture_run(double signal_after, const char *first, ...)
     return r;
 }
 
+/* Run tracy-capture and kill it with SIGKILL after `seconds`. */
+static void capture_kill9(double seconds, const char *out, const char *port)
+{
+    char *argv[] = { (char *)prog.capture, "-q", "-o", (char *)out, "-p", (char *)port, NULL };
+    proc_t p = spawn(argv);
+    usleep((useconds_t)(seconds * 1e6));
+    kill(p.pid, SIGKILL);
+    wait_exit(p.pid, 60);
+    free(drain(p.err));
+}
+
 /* ---- reading results --------------------------------------------------------------------- */
 
 static char *read_file(const char *path)
@@ -466,6 +477,40 @@ START_TEST(recovered_recording_equals_the_live_capture)
 }
 END_TEST
 
+/* SIGKILL mid-capture: nothing is saved, the spool holds what arrived,
+ * and --recover turns it into a trace. */
+START_TEST(killed_capture_is_recovered_from_its_spool)
+{
+    tmp_t t = tmp_make();
+    char spool[160], rec[160];
+    snprintf(spool, sizeof spool, "%s.spool", t.out);
+    snprintf(rec, sizeof rec, "%s/recovered.tracy", t.dir);
+    client_t c = client_start("--scenario", "stream", "--seconds", "30", "--timeout", "5", NULL);
+    capture_kill9(1.0, t.out, c.port);
+    client_finish(&c);
+    struct stat st;
+    ck_assert_int_ne(stat(t.out, &st), 0);                  /* never saved */
+    ck_assert_int_eq(stat(spool, &st), 0);
+    ck_assert_int_gt(st.st_size, 1000);
+
+    /* A new capture to the same output refuses to overwrite that spool. */
+    run_t r = capture_run(0, "-o", t.out, "-p", "1", "--connect-timeout", "0.2", NULL);
+    ck_assert_int_eq(r.rc, 4);
+    ck_assert_ptr_nonnull(strstr(r.err, "--recover"));
+    free(r.err);
+
+    r = capture_run(0, "-o", rec, "--recover", spool, NULL);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "ends before the client ended its session"));
+    free(r.err);
+    ck_assert_int_eq(reader_run("--summary", rec, t.summary), 0);
+    char *sum = read_file(t.summary);
+    ck_assert_int_gt(summary_value(sum, "zones"), 0);
+    free(sum);
+    tmp_remove(&t);
+}
+END_TEST
+
 START_TEST(normal_session_is_saved_completely)
 {
     tmp_t t = tmp_make();
@@ -726,6 +771,7 @@ static Suite *e2e_suite(void)
     TCase *tc = tcase_create("sessions");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, normal_session_is_saved_completely);
+    tcase_add_test(tc, killed_capture_is_recovered_from_its_spool);
     tcase_add_test(tc, recovered_recording_equals_the_live_capture);
     tcase_add_test(tc, fast_client_pauses_reading_and_every_zone_arrives);
     tcase_add_test(tc, every_event_family_is_saved);

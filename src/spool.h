@@ -1,0 +1,31 @@
+/* spool.h - every byte received from the client, appended to a file beside
+ * the output while capturing (OUT.spool), so that a capture killed before
+ * it could save (SIGKILL, the OOM killer, a CI timeout, a crash) can be
+ * rebuilt with --recover. The bytes go out with write(2), which hands them
+ * to the kernel at once: a killed process loses none of them. Writeback to
+ * disk is started every few MB. A spool that cannot be written (a full
+ * disk) is reported and abandoned; the capture itself goes on. */
+#ifndef TC_SPOOL_H
+#define TC_SPOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    int fd;                      /* -1: no spool */
+    const char *path;
+    uint64_t bytes, writeback_from;
+    int err;                     /* first write error (errno), then nothing more is written */
+} spool_t;
+
+/* Create the spool at path. An existing file is refused unless `force`
+ * (it may be the only copy of an earlier, killed capture). Returns 0, or an
+ * errno value. */
+int spool_open(spool_t *s, const char *path, bool force);
+/* Append bytes. Called by one thread at a time. */
+void spool_write(spool_t *s, const void *p, size_t n);
+/* Close; remove the file unless `keep`. */
+void spool_close(spool_t *s, bool keep);
+
+#endif
