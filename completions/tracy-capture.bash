@@ -5,7 +5,7 @@ _tracy_capture()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
     case $prev in
-        -o|--output|--recover)
+        -o|--output|--recover|--spool)
             COMPREPLY=( $(compgen -f -- "$cur") )
             return ;;
         -a|--address)
@@ -17,7 +17,7 @@ _tracy_capture()
     if [[ $cur == -* ]]; then
         COMPREPLY=( $(compgen -W '-o --output -a --address -p --port -f --force
             -s --seconds -m --memlimit --connect-timeout --end-timeout
-            --recover -q --quiet -h --help -V --version' -- "$cur") )
+            --recover --spool --keep-spool --no-spool -q --quiet -h --help -V --version' -- "$cur") )
     fi
 }
 complete -F _tracy_capture tracy-capture
