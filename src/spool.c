@@ -5,8 +5,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#define WRITEBACK_STEP (8u << 20)
-
 int spool_open(spool_t *s, const char *path, bool force)
 {
     *s = (spool_t){ .fd = -1, .path = path };
@@ -32,12 +30,6 @@ void spool_write(spool_t *s, const void *p, size_t n)
         n -= (size_t)k;
         s->bytes += (uint64_t)k;
     }
-#ifdef SYNC_FILE_RANGE_WRITE
-    if (s->bytes - s->writeback_from >= WRITEBACK_STEP) {
-        (void)sync_file_range(s->fd, (off_t)s->writeback_from, 0, SYNC_FILE_RANGE_WRITE);
-        s->writeback_from = s->bytes;
-    }
-#endif
 }
 
 void spool_close(spool_t *s, bool keep)

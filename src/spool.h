@@ -2,8 +2,9 @@
  * the output while capturing (OUT.spool), so that a capture killed before
  * it could save (SIGKILL, the OOM killer, a CI timeout, a crash) can be
  * rebuilt with --recover. The bytes go out with write(2), which hands them
- * to the kernel at once: a killed process loses none of them. Writeback to
- * disk is started every few MB. A spool that cannot be written (a full
+ * to the kernel at once: a killed process loses none of them. Writeback is
+ * left to the kernel's own schedule: a spool removed after a short capture
+ * then never costs disk writes at all. A spool that cannot be written (a full
  * disk) is reported and abandoned; the capture itself goes on. */
 #ifndef TC_SPOOL_H
 #define TC_SPOOL_H
@@ -15,7 +16,7 @@
 typedef struct {
     int fd;                      /* -1: no spool */
     const char *path;
-    uint64_t bytes, writeback_from;
+    uint64_t bytes;
     int err;                     /* first write error (errno), then nothing more is written */
 } spool_t;
 
