@@ -86,9 +86,10 @@ static void close_spool(capture_t *c, bool saved)
 {
     spool_t *s = &c->spool;
     if (s->fd < 0) return;
-    if (s->err) diag_warn("the spool %s could not be written (%s); it holds only the first %llu bytes",
-                          s->path, strerror(s->err), (unsigned long long)s->bytes);
     const bool keep = c->session.welcomed && (!saved || c->opts->keep_spool);
+    if (s->err)
+        diag_warn("the spool %s could not be written (%s) after %llu bytes%s", s->path, strerror(s->err),
+                  (unsigned long long)s->bytes, keep ? "; it holds only those" : "; the trace itself is whole");
     if (keep && !saved && !s->err)
         diag_note("every byte received is kept in %s: 'tracy-capture --recover %s -o FILE' rebuilds the trace",
                   s->path, s->path);
