@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "progress.h"
@@ -36,15 +37,17 @@ int recover_run(capture_t *c, const char *path)
     }
     session_init(&c->session, NULL, NULL);
     c->t_start = c->t_connected = uv_hrtime();
-    static uint8_t buf[READ_CHUNK];
+    uint8_t *buf = xmalloc(READ_CHUNK);
     size_t n;
-    while (c->session.state <= SESSION_STREAMING && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+    while (c->session.state <= SESSION_STREAMING && (n = fread(buf, 1, READ_CHUNK, f)) > 0) {
         c->rx_bytes += n;
         session_feed(&c->session, buf, n);
     }
     const bool read_error = ferror(f);
     fclose(f);
-    if (read_error) snprintf(c->stop_reason, sizeof c->stop_reason, "read error in %s", path);
+    free(buf);
+    if (read_error) diag_warn("reading recording %s failed after %llu bytes; using what was read", path,
+                              (unsigned long long)c->rx_bytes);
     c->frames = c->session.frames.frames;
     c->compressed = c->session.frames.compressed;
     c->decompressed = c->session.frames.decompressed;
