@@ -699,6 +699,11 @@ START_TEST(sigint_stops_in_order_and_saves)
     ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
     ck_assert_msg(r.seconds < 8, "took %.1f s", r.seconds);
     ck_assert_msg(strstr(r.err, "interrupted"), "%s", r.err);
+    /* saved, so the spool of the received bytes is gone */
+    char spool[160];
+    struct stat st;
+    snprintf(spool, sizeof spool, "%s.spool", t.out);
+    ck_assert_int_ne(stat(spool, &st), 0);
     ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
     char *sum = read_file(t.summary);
     ck_assert_int_gt(summary_value(sum, "zones"), 0);
