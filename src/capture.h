@@ -76,6 +76,10 @@ typedef struct capture {
     outcome_t outcome;
 } capture_t;
 
+/* How the session's state ends the capture (OUT_NONE: it goes on).
+ * input_ended: no byte will follow (EOF, a reset, the end of a recording). */
+outcome_t capture_outcome(const capture_t *c, bool input_ended);
+
 /* Connect, capture until the session ends, and fill in c->outcome. */
 void conn_run(capture_t *c);
 

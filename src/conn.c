@@ -163,27 +163,36 @@ static void on_welcome(capture_t *c)
     if (!c->opts->quiet) progress_connected(c);
 }
 
-/* After the session changed state, end the connection if it is over. */
-static void settle(capture_t *c, session_state_t st)
+outcome_t capture_outcome(const capture_t *c, bool input_ended)
 {
-    switch (st) {
+    const session_t *s = &c->session;
+    switch (s->state) {
     case SESSION_REJECTED:
-        finish(c, c->session.status == HS_PROTOCOL_MISMATCH ? OUT_MISMATCH
-                  : c->session.status == HS_NOT_AVAILABLE  ? OUT_NOT_AVAILABLE
-                                                           : OUT_DROPPED);
-        break;
-    case SESSION_COMPLETE: finish(c, c->stop_requested ? OUT_STOPPED : OUT_COMPLETE); break;
-    case SESSION_BROKEN: finish(c, OUT_BROKEN); break;
-    default: break;
+        return s->status == HS_PROTOCOL_MISMATCH ? OUT_MISMATCH
+               : s->status == HS_NOT_AVAILABLE   ? OUT_NOT_AVAILABLE
+                                                 : OUT_DROPPED;
+    case SESSION_COMPLETE: return c->stop_requested ? OUT_STOPPED : OUT_COMPLETE;
+    case SESSION_BROKEN: return OUT_BROKEN;
+    case SESSION_HANDSHAKE: return input_ended ? OUT_DROPPED : OUT_NONE;
+    case SESSION_STREAMING:
+        if (!input_ended) return OUT_NONE;
+        if (s->model.terminate && !session_waiting(s, NULL, 0)) return OUT_COMPLETE;
+        return c->stop_requested ? OUT_STOPPED : OUT_CLIENT_GONE;
     }
+    return OUT_NONE;
+}
+
+/* After the session changed state, end the connection if it is over. */
+static void settle(capture_t *c)
+{
+    const outcome_t o = capture_outcome(c, false);
+    if (o != OUT_NONE) finish(c, o);
 }
 
 /* The input ended (EOF or a read error) and every frame before it is in. */
 static void on_input_end(capture_t *c)
 {
-    if (c->session.state == SESSION_HANDSHAKE) finish(c, OUT_DROPPED);
-    else if (c->session.model.terminate && !session_waiting(&c->session, NULL, 0)) finish(c, OUT_COMPLETE);
-    else finish(c, c->stop_requested ? OUT_STOPPED : OUT_CLIENT_GONE);
+    finish(c, capture_outcome(c, true));
 }
 
 /* The decoder thread has frames: process them in order. */
@@ -194,10 +203,10 @@ static void on_decoded(uv_async_t *h)
     while (!c->finishing && netdec_pop(c->dec, &it)) {
         switch (it.kind) {
         case NETDEC_FRAME: {
-            session_state_t st = session_feed_frame(&c->session, it.data, it.n, it.frame_no, it.offset);
+            session_feed_frame(&c->session, it.data, it.n, it.frame_no, it.offset);
             netdec_release(c->dec, &it);
             flush_out(c);
-            settle(c, st);
+            settle(c);
             break;
         }
         case NETDEC_ERROR:
@@ -245,7 +254,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         p += used;
         n -= used;
         if (c->session.state != SESSION_STREAMING) {
-            settle(c, c->session.state);
+            settle(c);
             return;
         }
         on_welcome(c);

@@ -102,25 +102,27 @@ static uint64_t physical_memory(void)
     return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
 }
 
-/* A recording that ends early or never got past the handshake: say so in
- * its own words. Returns false for the outcomes worded alike for both. */
-static bool report_recording_end(capture_t *c)
+/* A recording that ends early or holds no session, said in its own words.
+ * Returns the exit code, or -1 for outcomes worded as for a live capture. */
+static int report_recording_end(const capture_t *c)
 {
     const char *path = c->opts->recover;
     switch (c->outcome) {
     case OUT_CLIENT_GONE:
         diag_warn("the recording %s ends before the client ended its session; saving what it holds", path);
-        return true;
-    case OUT_DROPPED:
+        return EXIT_OK;
     case OUT_MISMATCH:
+        diag_error("the recording %s holds no protocol-82 session: the client answered with a protocol "
+                   "mismatch", path);
+        return EXIT_USAGE;
     case OUT_NOT_AVAILABLE:
-        diag_error("the recording %s holds no protocol-82 session: %s", path,
-                   c->outcome == OUT_MISMATCH        ? "the client answered with a protocol mismatch"
-                   : c->outcome == OUT_NOT_AVAILABLE ? "the client answered 'not available'"
-                                                     : "it ends during the handshake");
-        return true;
+        diag_error("the recording %s holds no protocol-82 session: the client answered 'not available'", path);
+        return EXIT_NOT_AVAILABLE;
+    case OUT_DROPPED:
+        diag_error("the recording %s holds no protocol-82 session: it ends during the handshake", path);
+        return EXIT_DROPPED;
     default:
-        return false;
+        return -1;
     }
 }
 
@@ -133,11 +135,10 @@ static int report_outcome(capture_t *c)
         putchar('\n');     /* end the "Connecting to ..." line */
         fflush(stdout);
     }
-    if (o->recover && report_recording_end(c))
-        return c->outcome == OUT_CLIENT_GONE     ? EXIT_OK
-               : c->outcome == OUT_MISMATCH      ? EXIT_USAGE
-               : c->outcome == OUT_NOT_AVAILABLE ? EXIT_NOT_AVAILABLE
-                                                 : EXIT_DROPPED;
+    if (o->recover) {
+        const int rc = report_recording_end(c);
+        if (rc >= 0) return rc;
+    }
     switch (c->outcome) {
     case OUT_COMPLETE:
         return EXIT_OK;

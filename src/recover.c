@@ -10,24 +10,6 @@
 
 #define READ_CHUNK (1u << 20)
 
-/* Name how the session ended once the recording ran out. */
-static outcome_t outcome_at_end_of_input(capture_t *c)
-{
-    switch (c->session.state) {
-    case SESSION_HANDSHAKE: return OUT_DROPPED;
-    case SESSION_REJECTED:
-        return c->session.status == HS_PROTOCOL_MISMATCH ? OUT_MISMATCH
-               : c->session.status == HS_NOT_AVAILABLE   ? OUT_NOT_AVAILABLE
-                                                         : OUT_DROPPED;
-    case SESSION_BROKEN: return OUT_BROKEN;
-    case SESSION_COMPLETE: return OUT_COMPLETE;
-    default: break;
-    }
-    if (c->session.model.terminate && !session_waiting(&c->session, NULL, 0)) return OUT_COMPLETE;
-    snprintf(c->stop_reason, sizeof c->stop_reason, "the recording ends");
-    return OUT_CLIENT_GONE;
-}
-
 int recover_run(capture_t *c, const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -51,7 +33,7 @@ int recover_run(capture_t *c, const char *path)
     c->frames = c->session.frames.frames;
     c->compressed = c->session.frames.compressed;
     c->decompressed = c->session.frames.decompressed;
-    c->outcome = outcome_at_end_of_input(c);
+    c->outcome = capture_outcome(c, true);
     c->t_end = uv_hrtime();
     return 0;
 }
