@@ -203,7 +203,7 @@ static void on_decoded(uv_async_t *h)
     while (!c->finishing && netdec_pop(c->dec, &it)) {
         switch (it.kind) {
         case NETDEC_FRAME: {
-            session_feed_frame(&c->session, it.data, it.n, it.frame_no, it.offset);
+            session_feed_frame(&c->session, it.data, it.n, it.frame_no, it.offset, it.numbered);
             netdec_release(c->dec, &it);
             flush_out(c);
             settle(c);

@@ -4,6 +4,7 @@
  * names the model_* handler that keeps it. */
 #include "event.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "proto.h"
@@ -26,7 +27,7 @@ static inline int64_t advance(int64_t *ref, int64_t delta)
 }
 
 /* Size of the event at p (header included), or 0 if it does not fit. */
-static size_t event_size(const uint8_t *p, size_t left, char *err, size_t errlen)
+static inline size_t size_at(const uint8_t *p, size_t left, char *err, size_t errlen)
 {
     const uint8_t type = p[0];
     size_t need;
@@ -56,7 +57,12 @@ truncated:
     return 0;
 }
 
-static void decode_one(event_decoder_t *d, const uint8_t *p, size_t size)
+size_t event_size(const uint8_t *p, size_t left, char *err, size_t errlen)
+{
+    return size_at(p, left, err, errlen);
+}
+
+static void decode_one(event_decoder_t *d, const uint8_t *p, size_t size, bool numbered)
 {
     model_t *m = d->model;
     const uint8_t type = p[0];
@@ -112,7 +118,10 @@ static void decode_one(event_decoder_t *d, const uint8_t *p, size_t size)
     case EV_EXTERNAL_NAME: model_external_name(m, ld64(p + 1), p + 11, size - 11, false); break;
     case EV_EXTERNAL_THREAD_NAME: model_external_name(m, ld64(p + 1), p + 11, size - 11, true); break;
     case EV_SOURCE_LOCATION_PAYLOAD: model_source_location_payload(m, p + 11, size - 11); break;
-    case EV_CALLSTACK_PAYLOAD: model_callstack_payload(m, p + 11, size - 11); break;
+    case EV_CALLSTACK_PAYLOAD:
+        if (numbered) model_callstack_payload_seen(m, ld64(p + 1), p + 11, size - 11);
+        else model_callstack_payload(m, p + 11, size - 11);
+        break;
     case EV_CALLSTACK_ALLOC_PAYLOAD: model_callstack_alloc_payload(m, p + 11, size - 11); break;
     case EV_FRAME_IMAGE_DATA: model_frame_image_data(m, p + 13, size - 13); break;
     case EV_SYMBOL_CODE: model_symbol_code(m, ld64(p + 1), p + 13, size - 13); break;
@@ -321,12 +330,12 @@ int event_decode_frame(event_decoder_t *d, const uint8_t *p, size_t n, size_t *w
                 continue;
             }
         }
-        const size_t size = event_size(p + off, n - off, err, errlen);
+        const size_t size = size_at(p + off, n - off, err, errlen);
         if (size == 0) {
             *where = off;
             return -1;
         }
-        decode_one(d, p + off, size);
+        decode_one(d, p + off, size, off < d->numbered_until);
         off += size;
     }
     return 0;

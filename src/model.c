@@ -60,6 +60,7 @@ void model_free(model_t *m)
     for (size_t i = 0; i < m->callstacks.n; i++) free(m->callstacks.v[i]);
     VEC_FREE(m->callstacks);
     VEC_FREE(m->cs_scratch);
+    VEC_FREE(m->cs_numbered);
     for (size_t i = 0; i < m->frame_data.n; i++) free(m->frame_data.v[i].frames);
     VEC_FREE(m->frame_data);
     free(m->staging_frame.frames);

@@ -386,6 +386,7 @@ typedef struct model {
     /* call stacks */
     VEC(uint64_t *) callstacks;       /* [i][0] = frame count, then frame ids; [0] unused */
     VEC(uint64_t) cs_scratch;         /* frame ids of the payload being interned */
+    VEC(uint32_t) cs_numbered;        /* csdedup.c payload number -> call stack (0: not yet) */
     hmap_t callstack_map;             /* content hash -> index (probing) */
     hmap_t frame_map;                 /* frame id -> frame_data index + 1; 0 asked, UINT64_MAX being answered */
     VEC(cs_frame_data_t) frame_data;
@@ -607,6 +608,8 @@ void model_sys_power(model_t *m, int64_t time, uint64_t delta, uint64_t name);
 
 /* call stacks, symbols, code */
 void model_callstack_payload(model_t *m, const uint8_t *p, size_t n);
+/* The same payload, numbered by the decoder thread (csdedup.h). */
+void model_callstack_payload_seen(model_t *m, uint64_t number, const uint8_t *p, size_t n);
 void model_callstack_alloc_payload(model_t *m, const uint8_t *p, size_t n);
 void model_callstack(model_t *m);
 void model_callstack_serial(model_t *m);

@@ -191,6 +191,26 @@ void model_callstack_payload(model_t *m, const uint8_t *p, size_t n)
     m->pending_callstack = idx;
 }
 
+/* A payload the decoder thread numbered: a number seen before names its
+ * stack without looking at the bytes. */
+void model_callstack_payload_seen(model_t *m, uint64_t number, const uint8_t *p, size_t n)
+{
+    if (number < m->cs_numbered.n && m->cs_numbered.v[number]) {
+        if (m->pending_callstack) model_failure(m, "a staged call stack was never used");
+        m->pending_callstack = m->cs_numbered.v[number];
+        return;
+    }
+    model_callstack_payload(m, p, n);
+    if (number >= (uint64_t)UINT32_MAX) return;
+    if (number >= m->cs_numbered.n) {
+        VEC_RESERVE(m->cs_numbered, (size_t)number + 1);
+        memset(m->cs_numbered.v + m->cs_numbered.n, 0,
+               ((size_t)number + 1 - m->cs_numbered.n) * sizeof *m->cs_numbered.v);
+        m->cs_numbered.n = (size_t)number + 1;
+    }
+    m->cs_numbered.v[number] = m->pending_callstack;
+}
+
 /* A frame of an allocated (Lua-style) call stack: interned by content,
  * numbered in its own id space (sel = 1), resolved on the spot. */
 static uint64_t custom_frame(model_t *m, uint32_t line, uint32_t name, uint32_t file)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "chunkpool.h"
+#include "csdedup.h"
 #include "frame.h"
 #include "proto.h"
 #include "util.h"
@@ -28,6 +29,7 @@ struct netdec {
     bool input_ended, stopping;
 
     frame_decoder_t frames;     /* owned by the thread */
+    csdedup_t dedup;            /* owned by the thread */
     uint8_t *buf[NETDEC_SLOTS];
     bool busy[NETDEC_SLOTS];
     netdec_item_t out[NETDEC_SLOTS + 2];   /* FIFO of ready items */
@@ -69,8 +71,9 @@ static int on_frame(void *ctx, const uint8_t *p, size_t n)
     pthread_mutex_unlock(&d->lock);
 
     memcpy(d->buf[slot], p, n);
+    const size_t numbered = csdedup_frame(&d->dedup, d->buf[slot], n);
     netdec_item_t it = { .kind = NETDEC_FRAME, .data = d->buf[slot], .n = n, .frame_no = d->frames.frames,
-                         .offset = d->frames.frame_offset, .slot = slot };
+                         .offset = d->frames.frame_offset, .numbered = numbered, .slot = slot };
     pthread_mutex_lock(&d->lock);
     put_item(d, it);
     d->stat_frames = d->frames.frames;
@@ -241,6 +244,7 @@ void netdec_stop(netdec_t *d)
     }
     for (int i = 0; i < NETDEC_SLOTS; i++) free(d->buf[i]);
     frame_decoder_free(&d->frames);
+    csdedup_free(&d->dedup);
     pthread_mutex_destroy(&d->lock);
     pthread_cond_destroy(&d->input);
     pthread_cond_destroy(&d->space);

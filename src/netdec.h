@@ -27,6 +27,7 @@ typedef struct {
     size_t n;
     uint64_t frame_no;          /* 1-based */
     uint64_t offset;            /* stream offset of the frame's size field */
+    size_t numbered;            /* FRAME: payloads numbered up to here (csdedup.h) */
     int slot;                   /* internal: the buffer to release */
 } netdec_item_t;
 

@@ -36,10 +36,11 @@ bool session_waiting(const session_t *s, char *why, size_t whylen)
 }
 
 session_state_t session_feed_frame(session_t *s, const uint8_t *data, size_t n, uint64_t frame_no,
-                                   uint64_t offset)
+                                   uint64_t offset, size_t numbered)
 {
     if (s->state != SESSION_STREAMING) return s->state;
     size_t where = 0;
+    s->events.numbered_until = numbered;
     char err[256];
     if (event_decode_frame(&s->events, data, n, &where, err, sizeof err) < 0) {
         snprintf(s->err, sizeof s->err, "frame %llu at stream offset %llu, byte %zu of %zu decompressed: %s",
@@ -57,7 +58,7 @@ session_state_t session_feed_frame(session_t *s, const uint8_t *data, size_t n, 
 static int on_frame(void *ctx, const uint8_t *data, size_t n)
 {
     session_t *s = ctx;
-    switch (session_feed_frame(s, data, n, s->frames.frames, s->frames.frame_offset)) {
+    switch (session_feed_frame(s, data, n, s->frames.frames, s->frames.frame_offset, 0)) {
     case SESSION_STREAMING: return 0;
     case SESSION_COMPLETE: return 1;
     default: return -1;

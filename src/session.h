@@ -48,9 +48,10 @@ session_state_t session_feed(session_t *s, const uint8_t *p, size_t n);
  * handshake bytes only, returning how many were used... */
 size_t session_feed_handshake(session_t *s, const uint8_t *p, size_t n);
 /* ...then process each decoded frame (numbered, with its stream offset,
- * for messages); returns the new state. */
+ * for messages; `numbered`: how far its call-stack payloads carry
+ * csdedup.h's numbers); returns the new state. */
 session_state_t session_feed_frame(session_t *s, const uint8_t *data, size_t n, uint64_t frame_no,
-                                   uint64_t offset);
+                                   uint64_t offset, size_t numbered);
 /* Stream offset of the first frame byte (after the welcome). */
 static inline uint64_t session_frames_offset(const session_t *s) { return 1 + s->need; }
 /* The query space, computed by the transport from its send buffer. */

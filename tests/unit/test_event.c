@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csdedup.h"
 #include "event.h"
 #include "proto.h"
 #include "unit.h"
@@ -222,6 +223,78 @@ START_TEST(time_conversion_truncates_like_upstream)
 }
 END_TEST
 
+/* CallstackPayload with n frames of base, base+1, ..., then CallstackSerial. */
+static void put_payload_serial(ev_buf_t *e, uint64_t client_ptr, uint64_t base, int n)
+{
+    put8(e, EV_CALLSTACK_PAYLOAD); put64(e, client_ptr); put16(e, (uint16_t)(8 * n));
+    for (int i = 0; i < n; i++) put64(e, base + (uint64_t)i);
+    put8(e, EV_CALLSTACK_SERIAL);
+}
+
+START_TEST(payloads_numbered_ahead_name_the_same_stacks)
+{
+    fixture_t f;
+    setup(&f);
+    csdedup_t dd = {0};
+    ev_buf_t e = {0};
+    put_payload_serial(&e, 0x7000, 0x401000, 3);        /* A */
+    const size_t b_at = e.n;
+    put_payload_serial(&e, 0x7100, 0x402000, 5);        /* B */
+    const size_t a2_at = e.n;
+    put_payload_serial(&e, 0x7200, 0x401000, 3);        /* A again */
+    const size_t bad_at = e.n;
+    put8(&e, 201);
+    /* the walk numbers the payloads (first seen first) and stops at the
+     * event it cannot size */
+    ck_assert_uint_eq(csdedup_frame(&dd, e.b, e.n), bad_at);
+    ck_assert_uint_eq(ld64(e.b + 1), 0);
+    ck_assert_uint_eq(ld64(e.b + b_at + 1), 1);
+    ck_assert_uint_eq(ld64(e.b + a2_at + 1), 0);
+    /* the model takes the numbers: two stacks, the third serial names A */
+    f.d.numbered_until = bad_at;
+    char err[256];
+    size_t where;
+    ck_assert_int_eq(event_decode_frame(&f.d, e.b, e.n, &where, err, sizeof err), -1);
+    ck_assert_uint_eq(where, bad_at);
+    ck_assert_uint_eq(f.m.callstacks.n, 3);             /* [0] unused */
+    ck_assert_uint_eq(f.m.serial_callstack, 1);
+    ck_assert_uint_eq(f.m.callstacks.v[1][0], 3);
+    ck_assert_uint_eq(f.m.callstacks.v[1][1], 0x401000);
+    ck_assert_uint_eq(f.m.callstacks.v[2][0], 5);
+    /* a frame without payloads is walked, then the next 15 are not */
+    ev_buf_t k = {0};
+    put8(&k, EV_KEEP_ALIVE);
+    ck_assert_uint_eq(csdedup_frame(&dd, k.b, k.n), 1);
+    for (int i = 0; i < 15; i++) ck_assert_uint_eq(csdedup_frame(&dd, e.b, e.n), 0);
+    ck_assert_uint_eq(csdedup_frame(&dd, e.b, e.n), bad_at);
+    csdedup_free(&dd);
+    teardown(&f);
+}
+END_TEST
+
+START_TEST(unnumbered_payloads_find_numbered_stacks)
+{
+    /* A payload past numbered_until (or from --recover) takes the hashing
+     * path and must land on the stack a numbered one interned. */
+    fixture_t f;
+    setup(&f);
+    csdedup_t dd = {0};
+    ev_buf_t e = {0};
+    put_payload_serial(&e, 0x7000, 0x401000, 4);
+    const size_t first = e.n;
+    put_payload_serial(&e, 0x7100, 0x401000, 4);
+    csdedup_frame(&dd, e.b, e.n);
+    f.d.numbered_until = first;
+    char err[256];
+    size_t where;
+    ck_assert_int_eq(event_decode_frame(&f.d, e.b, e.n, &where, err, sizeof err), 0);
+    ck_assert_uint_eq(f.m.callstacks.n, 2);
+    ck_assert_uint_eq(f.m.serial_callstack, 1);
+    csdedup_free(&dd);
+    teardown(&f);
+}
+END_TEST
+
 Suite *event_suite(void)
 {
     Suite *s = suite_create("event decoder");
@@ -233,6 +306,8 @@ Suite *event_suite(void)
     tcase_add_test(tc, truncated_event_is_an_error);
     tcase_add_test(tc, every_wire_type_has_a_size);
     tcase_add_test(tc, time_conversion_truncates_like_upstream);
+    tcase_add_test(tc, payloads_numbered_ahead_name_the_same_stacks);
+    tcase_add_test(tc, unnumbered_payloads_find_numbered_stacks);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,57 @@
+/* csdedup.c - numbering call-stack payloads ahead of the model (see
+ * csdedup.h). */
+#include "csdedup.h"
+
+#include <string.h>
+
+#include "event.h"
+#include "proto.h"
+
+void csdedup_free(csdedup_t *d)
+{
+    for (size_t i = 0; i < d->payloads.n; i++) free(d->payloads.v[i]);
+    VEC_FREE(d->payloads);
+    hmap_free(&d->by_hash);
+}
+
+/* The number of these payload bytes, given one if they are new. */
+static uint64_t payload_number(csdedup_t *d, const uint8_t *p, uint16_t n)
+{
+    uint64_t key = hash_bytes(p, n);
+    for (;; key++) {
+        const uint64_t *v = hmap_get(&d->by_hash, key);
+        if (!v) break;
+        const uint8_t *known = d->payloads.v[*v];
+        if (ld16(known) == n && memcmp(known + 2, p, n) == 0) return *v;
+    }
+    uint8_t *copy = xmalloc(2 + (size_t)n);
+    memcpy(copy, &n, 2);
+    if (n) memcpy(copy + 2, p, n);
+    const uint64_t number = d->payloads.n;
+    VEC_PUSH(d->payloads, copy);
+    hmap_put(&d->by_hash, key, number, NULL);
+    return number;
+}
+
+#define SKIP_WITHOUT_PAYLOADS 15
+
+size_t csdedup_frame(csdedup_t *d, uint8_t *p, size_t n)
+{
+    if (d->skip) {
+        d->skip--;
+        return 0;
+    }
+    size_t off = 0, found = 0;
+    while (off < n) {
+        const size_t size = event_size(p + off, n - off, NULL, 0);
+        if (size == 0) break;
+        if (p[off] == EV_CALLSTACK_PAYLOAD) {
+            const uint64_t number = payload_number(d, p + off + 11, ld16(p + off + 9));
+            memcpy(p + off + 1, &number, 8);
+            found++;
+        }
+        off += size;
+    }
+    if (!found) d->skip = SKIP_WITHOUT_PAYLOADS;
+    return off;
+}
