@@ -1,38 +1,153 @@
-/* recover.c - a capture read from a recorded client stream (see recover.h). */
+/* recover.c - a capture read from a recorded client stream (see recover.h).
+ *
+ * The handshake bytes go through the session directly; the frames after
+ * them are decoded on netdec's thread, as a live capture's are, so LZ4
+ * and the model share the two cores the same way. */
 #include "recover.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "netdec.h"
 #include "progress.h"
 
 #define READ_CHUNK (1u << 20)
+#define BACKLOG_HIGH (8u << 20)   /* read ahead of the decoder at most this */
+
+/* The decoder thread's wake-ups, for the reading thread to sleep on. */
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool ready;
+} wakeup_t;
+
+typedef struct {
+    capture_t *c;
+    FILE *f;
+    const char *path;
+    uint8_t *buf;
+    netdec_t *dec;
+    wakeup_t wake;
+    bool input_done, ended, read_error;
+} recovery_t;
+
+/* Called on the decoder thread when items are ready or input was used. */
+static void on_decoded(void *ctx)
+{
+    wakeup_t *w = ctx;
+    pthread_mutex_lock(&w->lock);
+    w->ready = true;
+    pthread_cond_signal(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+static void wait_for_decoder(wakeup_t *w)
+{
+    pthread_mutex_lock(&w->lock);
+    while (!w->ready) pthread_cond_wait(&w->cond, &w->lock);
+    w->ready = false;
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* The next chunk of the recording (0 at its end or on a read error). */
+static size_t read_chunk(recovery_t *r)
+{
+    const size_t n = fread(r->buf, 1, READ_CHUNK, r->f);
+    if (n == 0 && ferror(r->f)) r->read_error = true;
+    r->c->rx_bytes += n;
+    return n;
+}
+
+/* Feed the handshake; returns with the session streaming (and the rest of
+ * the chunk that held the welcome's end queued for the decoder), or done. */
+static void feed_handshake(recovery_t *r)
+{
+    session_t *s = &r->c->session;
+    size_t n;
+    while (s->state == SESSION_HANDSHAKE && (n = read_chunk(r)) > 0) {
+        const size_t used = session_feed_handshake(s, r->buf, n);
+        if (s->state != SESSION_STREAMING) continue;
+        r->dec = netdec_start(session_frames_offset(s), on_decoded, &r->wake);
+        s->model.chunk_pool = chunkpool_new(ZLOG_POOL_CHUNK, 8);
+        netdec_refill(r->dec, s->model.chunk_pool);
+        netdec_push(r->dec, r->buf + used, n - used);
+    }
+}
+
+/* Process every item the decoder has ready. */
+static void take_items(recovery_t *r)
+{
+    session_t *s = &r->c->session;
+    netdec_item_t it;
+    while (!r->ended && netdec_pop(r->dec, &it)) {
+        switch (it.kind) {
+        case NETDEC_FRAME:
+            session_feed_frame(s, it.data, it.n, it.frame_no, it.offset, it.numbered);
+            netdec_release(r->dec, &it);
+            if (s->state != SESSION_STREAMING) r->ended = true;
+            break;
+        case NETDEC_ERROR:
+            snprintf(s->err, sizeof s->err, "%s", netdec_error(r->dec));
+            s->state = SESSION_BROKEN;
+            r->ended = true;
+            break;
+        case NETDEC_END:
+            r->ended = true;
+            break;
+        }
+    }
+}
+
+/* Read ahead of the decoder while it keeps up; sleep when it is behind. */
+static void stream_frames(recovery_t *r)
+{
+    for (;;) {
+        take_items(r);
+        if (r->ended) return;
+        if (!r->input_done && netdec_backlog(r->dec) < BACKLOG_HIGH) {
+            const size_t n = read_chunk(r);
+            if (n) {
+                netdec_push(r->dec, r->buf, n);
+            } else {
+                r->input_done = true;
+                netdec_end(r->dec);
+            }
+            continue;
+        }
+        wait_for_decoder(&r->wake);
+    }
+}
 
 int recover_run(capture_t *c, const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    recovery_t r = { .c = c, .path = path, .wake.ready = false };
+    r.f = fopen(path, "rb");
+    if (!r.f) {
         diag_error("cannot read recording %s: %s", path, strerror(errno));
         return -1;
     }
+    pthread_mutex_init(&r.wake.lock, NULL);
+    pthread_cond_init(&r.wake.cond, NULL);
     session_init(&c->session, NULL, NULL);
     c->t_start = c->t_connected = uv_hrtime();
-    uint8_t *buf = xmalloc(READ_CHUNK);
-    size_t n;
-    while (c->session.state <= SESSION_STREAMING && (n = fread(buf, 1, READ_CHUNK, f)) > 0) {
-        c->rx_bytes += n;
-        session_feed(&c->session, buf, n);
+    r.buf = xmalloc(READ_CHUNK);
+    feed_handshake(&r);
+    if (r.dec) {
+        stream_frames(&r);
+        netdec_stats(r.dec, &c->frames, &c->compressed, &c->decompressed);
+        netdec_stop(r.dec);
+        model_drop_chunk_pool(&c->session.model);
     }
-    const bool read_error = ferror(f);
-    fclose(f);
-    free(buf);
-    if (read_error) diag_warn("reading recording %s failed after %llu bytes; using what was read", path,
-                              (unsigned long long)c->rx_bytes);
-    c->frames = c->session.frames.frames;
-    c->compressed = c->session.frames.compressed;
-    c->decompressed = c->session.frames.decompressed;
+    fclose(r.f);
+    free(r.buf);
+    pthread_cond_destroy(&r.wake.cond);
+    pthread_mutex_destroy(&r.wake.lock);
+    if (r.read_error)
+        diag_warn("reading recording %s failed after %llu bytes; using what was read", path,
+                  (unsigned long long)c->rx_bytes);
     c->outcome = capture_outcome(c, true);
     c->t_end = uv_hrtime();
     return 0;
