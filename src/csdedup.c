@@ -17,7 +17,7 @@ void csdedup_free(csdedup_t *d)
 /* The number of these payload bytes, given one if they are new. */
 static uint64_t payload_number(csdedup_t *d, const uint8_t *p, uint16_t n)
 {
-    uint64_t key = hash_bytes(p, n);
+    uint64_t key = hash_bytes_wide(p, n);
     for (;; key++) {
         const uint64_t *v = hmap_get(&d->by_hash, key);
         if (!v) break;

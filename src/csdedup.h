@@ -11,6 +11,7 @@
 #ifndef TC_CSDEDUP_H
 #define TC_CSDEDUP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,8 @@ typedef struct {
     hmap_t by_hash;              /* hash (+ probe) -> payload number */
     VEC(uint8_t *) payloads;     /* number -> u16 length + bytes */
     unsigned skip;               /* frames left unwalked (see csdedup.c) */
+    uint8_t fixed[256];          /* size of each fixed-size event type, 0: ask event_size() */
+    bool ready;                  /* fixed[] filled */
 } csdedup_t;
 
 void csdedup_free(csdedup_t *d);

@@ -60,6 +60,20 @@ static inline uint64_t fold_mul(uint64_t a, uint64_t b)
     return (uint64_t)r ^ (uint64_t)(r >> 64);
 }
 
+uint64_t hash_bytes_wide(const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)n * 0xA0761D6478BD642FULL);
+    uint64_t g = 0xD6E8FEB86659FD93ULL;
+    while (n >= 32) {
+        h = fold_mul(ld64(b) ^ 0xE7037ED1A0B428DBULL, ld64(b + 8) ^ h);
+        g = fold_mul(ld64(b + 16) ^ 0x8EBC6AF09C88C6E3ULL, ld64(b + 24) ^ g);
+        b += 32;
+        n -= 32;
+    }
+    return hash_bytes(b, n) ^ fold_mul(h ^ 0x589965CC75374CC3ULL, g ^ 0x1D8E4E27C47D124FULL);
+}
+
 uint64_t hash_bytes(const void *p, size_t n)
 {
     const uint8_t *b = p;

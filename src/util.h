@@ -97,5 +97,8 @@ static inline uint64_t hash64(uint64_t x)
     return x;
 }
 uint64_t hash_bytes(const void *p, size_t n);
+/* The same quality for long strings at about half the latency: two
+ * independent lanes of 16 bytes. */
+uint64_t hash_bytes_wide(const void *p, size_t n);
 
 #endif

@@ -507,15 +507,20 @@ static void write_pool(const mem_pool_t *p, tfile_t *f)
     mem_event_t ev;
     const mem_event_t *e = &ev;
     memlog_reader_init(&r, &p->events);
+    /* One 42-byte record per event, assembled then written at once. */
+    uint8_t rec[42];
     while (memlog_next(&r, &ev)) {
-        tfile_u64(f, e->ptr);
-        tfile_u64(f, e->size);
-        tfile_int24(f, e->cs_alloc);
-        tfile_int24(f, e->cs_free);
-        put_time(f, &ref, e->time_alloc);
-        tfile_i64(f, e->time_free < 0 ? e->time_free : e->time_free - e->time_alloc);
-        tfile_u16(f, e->thread_alloc);
-        tfile_u16(f, e->thread_free);
+        const int64_t dt = e->time_alloc - ref, life = e->time_free < 0 ? e->time_free : e->time_free - e->time_alloc;
+        ref = e->time_alloc;
+        memcpy(rec, &e->ptr, 8);
+        memcpy(rec + 8, &e->size, 8);
+        memcpy(rec + 16, &e->cs_alloc, 3);   /* int24: the low 3 bytes (little-endian) */
+        memcpy(rec + 19, &e->cs_free, 3);
+        memcpy(rec + 22, &dt, 8);
+        memcpy(rec + 30, &life, 8);
+        memcpy(rec + 38, &e->thread_alloc, 2);
+        memcpy(rec + 40, &e->thread_free, 2);
+        tfile_write(f, rec, sizeof rec);
     }
     tfile_u64(f, p->high);
     tfile_u64(f, p->low);
