@@ -215,9 +215,16 @@ void model_on_demand(model_t *m, const uint8_t *p)
 void model_failure(model_t *m, const char *fmt, ...)
 {
     if (m->failures++ == 0) {
+        int at = 0;
+        if (m->frame_base && m->ev_at >= m->frame_base)
+            at = snprintf(m->first_failure, sizeof m->first_failure,
+                          "frame %llu at stream offset %llu, %s event at byte %zu of the decompressed frame: ",
+                          (unsigned long long)m->at_frame_no, (unsigned long long)m->at_stream_offset,
+                          proto_event_name(*m->ev_at), (size_t)(m->ev_at - m->frame_base));
+        if (at < 0 || (size_t)at >= sizeof m->first_failure) at = 0;
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(m->first_failure, sizeof m->first_failure, fmt, ap);
+        vsnprintf(m->first_failure + at, sizeof m->first_failure - (size_t)at, fmt, ap);
         va_end(ap);
     }
 }

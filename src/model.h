@@ -477,7 +477,12 @@ typedef struct model {
 
     /* diagnostics: instrumentation problems seen (upstream's failures) */
     uint64_t failures;
-    char first_failure[256];
+    char first_failure[400];
+    /* where the event being decoded is, for failure messages (set by
+     * session.c for each frame and event.c for each event; frame_base
+     * NULL outside a frame) */
+    const uint8_t *frame_base, *ev_at;
+    uint64_t at_frame_no, at_stream_offset;
 } model_t;
 
 void model_init(model_t *m, queryq_t *queries);

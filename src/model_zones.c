@@ -342,7 +342,10 @@ size_t model_zone_run(model_t *m, const uint8_t *p, size_t n, int64_t *ref)
             if (t->stack.n == 0 || t->stack.v[t->stack.n - 1].zone_id != t->next_zone_id) break;
             const open_zone_t *z = &t->stack.v[--t->stack.n];
             t->next_zone_id = 0;
-            if (ticks < z->start) model_failure(m, "zone on thread %" PRIu64 " ends before it starts", t->id);
+            if (ticks < z->start) {
+                m->ev_at = p;
+                model_failure(m, "zone on thread %" PRIu64 " ends before it starts", t->id);
+            }
             zlog_end(t, ticks, z);
             m->zone_counts[(uint16_t)z->srcloc]++;
         }

@@ -41,8 +41,13 @@ session_state_t session_feed_frame(session_t *s, const uint8_t *data, size_t n, 
     if (s->state != SESSION_STREAMING) return s->state;
     size_t where = 0;
     s->events.numbered_until = numbered;
+    s->model.frame_base = data;
+    s->model.at_frame_no = frame_no;
+    s->model.at_stream_offset = offset;
     char err[256];
-    if (event_decode_frame(&s->events, data, n, &where, err, sizeof err) < 0) {
+    const int rc = event_decode_frame(&s->events, data, n, &where, err, sizeof err);
+    s->model.frame_base = NULL;
+    if (rc < 0) {
         snprintf(s->err, sizeof s->err, "frame %llu at stream offset %llu, byte %zu of %zu decompressed: %s",
                  (unsigned long long)frame_no, (unsigned long long)offset, where, n, err);
         s->state = SESSION_BROKEN;

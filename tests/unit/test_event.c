@@ -295,6 +295,25 @@ START_TEST(unnumbered_payloads_find_numbered_stacks)
 }
 END_TEST
 
+START_TEST(instrumentation_failure_names_event_and_place)
+{
+    fixture_t f;
+    setup(&f);
+    ev_buf_t e = {0};
+    put8(&e, EV_KEEP_ALIVE);
+    put8(&e, EV_LOCK_WAIT); put32(&e, 5); put32(&e, 77); put64(&e, 1500);   /* lock 77: never announced */
+    put8(&e, EV_LOCK_RELEASE); put32(&e, 77); put64(&e, 1600);
+    f.m.frame_base = e.b;
+    f.m.at_frame_no = 7;
+    f.m.at_stream_offset = 1234;
+    ck_assert_int_eq(decode(&f, &e, NULL), 0);
+    ck_assert_uint_eq(f.m.failures, 2);
+    ck_assert_str_eq(f.m.first_failure, "frame 7 at stream offset 1234, LockWait event at byte 1 of the "
+                                         "decompressed frame: lock event for lock 77, which was never announced");
+    teardown(&f);
+}
+END_TEST
+
 Suite *event_suite(void)
 {
     Suite *s = suite_create("event decoder");
@@ -308,6 +327,7 @@ Suite *event_suite(void)
     tcase_add_test(tc, time_conversion_truncates_like_upstream);
     tcase_add_test(tc, payloads_numbered_ahead_name_the_same_stacks);
     tcase_add_test(tc, unnumbered_payloads_find_numbered_stacks);
+    tcase_add_test(tc, instrumentation_failure_names_event_and_place);
     suite_add_tcase(s, tc);
     return s;
 }
