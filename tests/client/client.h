@@ -31,6 +31,7 @@ enum tc_scenario {
     TC_SCEN_ZONES,
     TC_SCEN_MEMORY,
     TC_SCEN_THREADS,
+    TC_SCEN_STALL,
 };
 
 enum tc_garbage_kind { TC_GARBAGE_LENGTH, TC_GARBAGE_LZ4, TC_GARBAGE_EVENT };

@@ -53,7 +53,7 @@ static void usage(FILE *out)
             "  -g, --garbage-kind K  for --scenario garbage: length, lz4 or event (default length)\n"
             "  -P, --protocol V      protocol version to accept (default 82); other versions\n"
             "                        get ProtocolMismatch and the client keeps listening\n"
-            "  -s, --seconds S       duration of the stream scenario (default 10)\n"
+            "  -s, --seconds S       duration of the stream scenario, silence of stall (default 10)\n"
             "  -z, --zones N         approximate number of zones to send (zones, threads:\n"
             "                        per thread; memory: batches per worker)\n"
             "  -t, --threads N       application threads incl. the main thread (1-16; zones,\n"
@@ -172,7 +172,7 @@ static void init_client(struct tc_client *c)
     c->symbol_tid = 1999;
     if (c->opt.timeout > 0) {
         double limit = c->opt.timeout;
-        if (c->opt.scenario == TC_SCEN_STREAM)
+        if (c->opt.scenario == TC_SCEN_STREAM || c->opt.scenario == TC_SCEN_STALL)
             limit += c->opt.seconds;
         c->deadline_ns = c->start_ns + (int64_t)(limit * 1e9);
     }

@@ -12,6 +12,7 @@
  * benchmark scenarios (zones, memory, threads) live in bench_*.c. */
 #include "scenario.h"
 
+#include <poll.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -783,6 +784,31 @@ static void unrecorded_filler(struct tc_client *c, int64_t t)
     }
 }
 
+/* stall: complete frames, their queries answered, then silence with the
+ * connection open: no events, no keep-alives, no reading, until --seconds
+ * pass or the server closes; then the client closes. */
+static void run_stall(struct tc_client *c)
+{
+    struct gen g;
+    gen_setup(&g, c, &normal_flavor, 500);
+    g.io_wait_frame = -1;
+    int64_t start = c->init_end + 1000000;
+    gen_preamble(&g, start - 500000);
+    for (long f = 0; f < g.frames && session_active(c); f++) {
+        start = gen_frame(&g, f, start, FRAME_NS);
+        session_flush(c);
+    }
+    session_idle(c, 300);
+    c->man.end_reason = "stall";
+    const int64_t end = tc_now_ns() + (int64_t)(c->opt.seconds * 1e9);
+    while (wire_alive(c) && tc_now_ns() < end) {
+        struct pollfd pfd = { .fd = c->wire.fd, .events = POLLRDHUP };
+        if (poll(&pfd, 1, 50) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)))
+            break;
+    }
+    session_abort(c, TC_ABORT_HALF_CLOSE);
+}
+
 /* Complete frames first, then the failure. */
 static void run_failure(struct tc_client *c)
 {
@@ -868,6 +894,9 @@ void scenario_run(struct tc_client *c)
     case TC_SCEN_THREADS:
         bench_run_threads(c);
         break;
+    case TC_SCEN_STALL:
+        run_stall(c);
+        break;
     case TC_SCEN_NOT_AVAILABLE:
     case TC_SCEN_DROP:
         break; /* handled during the handshake */
@@ -884,6 +913,7 @@ static const struct {
     { "disconnect-mid-frame", TC_SCEN_DISCONNECT_MID_FRAME },
     { "reset", TC_SCEN_RESET },
     { "garbage", TC_SCEN_GARBAGE },
+    { "stall", TC_SCEN_STALL },
     { "not-available", TC_SCEN_NOT_AVAILABLE },
     { "drop", TC_SCEN_DROP },
     { "open-zones", TC_SCEN_OPEN_ZONES },
@@ -909,6 +939,6 @@ bool scenario_parse(const char *name, enum tc_scenario *out)
 
 const char *scenario_names(void)
 {
-    return "normal, example, stream, disconnect-mid-frame, reset, garbage, not-available, "
+    return "normal, example, stream, stall, disconnect-mid-frame, reset, garbage, not-available, "
            "drop, open-zones, no-answer, everything, crash, on-demand, zones, memory, threads";
 }

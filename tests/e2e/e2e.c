@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -31,13 +32,21 @@ typedef struct {
     int err;        /* read end of the child's stderr */
 } proc_t;
 
-static proc_t spawn(char *const argv[])
+/* Start argv[0] with stdin and stdout on /dev/null and stderr on a pipe.
+ * fsize_limit > 0: the files it writes cannot grow past that many bytes
+ * (a full disk, as far as it can tell: writes fail with EFBIG). */
+static proc_t spawn_limited(char *const argv[], rlim_t fsize_limit)
 {
     int p[2];
     ck_assert_int_eq(pipe(p), 0);
     proc_t r = { .pid = fork(), .err = p[0] };
     ck_assert_int_ge(r.pid, 0);
     if (r.pid == 0) {
+        if (fsize_limit > 0) {
+            const struct rlimit lim = { fsize_limit, fsize_limit };
+            signal(SIGXFSZ, SIG_IGN);
+            setrlimit(RLIMIT_FSIZE, &lim);
+        }
         int null = open("/dev/null", O_RDWR);
         dup2(null, STDIN_FILENO);
         dup2(null, STDOUT_FILENO);
@@ -49,6 +58,8 @@ static proc_t spawn(char *const argv[])
     close(p[1]);
     return r;
 }
+
+static proc_t spawn(char *const argv[]) { return spawn_limited(argv, 0); }
 
 static double now_s(void)
 {
@@ -150,33 +161,53 @@ typedef struct {
     double seconds;
 } run_t;
 
-/* Run tracy-capture with the given arguments (NULL-terminated). If
- * signal_after > 0, send SIGINT after that many seconds; a negative value
- * sends SIGTERM after |signal_after| seconds and SIGINT half a second later. */
-static run_t capture_run(double signal_after, const char *first, ...)
+/* Run tracy-capture with arguments from a NULL-terminated list; send
+ * signal `sig` (if not 0) after `after` seconds, and `then` (if not 0) half
+ * a second later. */
+static run_t capture_run_va(int sig, double after, int then, const char *first, va_list ap)
 {
     char *argv[32] = { (char *)prog.capture };
     int n = 1;
-    va_list ap;
-    va_start(ap, first);
     for (const char *a = first; a && n < 31; a = va_arg(ap, const char *)) argv[n++] = (char *)a;
-    va_end(ap);
     argv[n] = NULL;
     const double t0 = now_s();
     proc_t p = spawn(argv);
-    if (signal_after > 0) {
-        usleep((useconds_t)(signal_after * 1e6));
-        kill(p.pid, SIGINT);
-    } else if (signal_after < 0) {
-        usleep((useconds_t)(-signal_after * 1e6));
-        kill(p.pid, SIGTERM);
-        usleep(500000);
-        kill(p.pid, SIGINT);
+    if (sig) {
+        usleep((useconds_t)(after * 1e6));
+        kill(p.pid, sig);
+        if (then) {
+            usleep(500000);
+            kill(p.pid, then);
+        }
     }
     run_t r;
     r.rc = wait_exit(p.pid, 60);
     r.seconds = now_s() - t0;
     r.err = drain(p.err);
+    return r;
+}
+
+/* Run tracy-capture with the given arguments (NULL-terminated). If
+ * signal_after > 0, send SIGINT after that many seconds; a negative value
+ * sends SIGTERM after |signal_after| seconds and SIGINT half a second later. */
+static run_t capture_run(double signal_after, const char *first, ...)
+{
+    va_list ap;
+    va_start(ap, first);
+    run_t r = signal_after > 0   ? capture_run_va(SIGINT, signal_after, 0, first, ap)
+              : signal_after < 0 ? capture_run_va(SIGTERM, -signal_after, SIGINT, first, ap)
+                                 : capture_run_va(0, 0, 0, first, ap);
+    va_end(ap);
+    return r;
+}
+
+/* Run tracy-capture and send it `sig` after `after` seconds. */
+static run_t capture_signalled(int sig, double after, const char *first, ...)
+{
+    va_list ap;
+    va_start(ap, first);
+    run_t r = capture_run_va(sig, after, 0, first, ap);
+    va_end(ap);
     return r;
 }
 
@@ -260,6 +291,18 @@ static void tmp_remove(const tmp_t *t)
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", t->dir);
     if (system(cmd) != 0) {}
+}
+
+/* Whether file a is not empty and its bytes are the first bytes of file b. */
+static bool is_prefix_of(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    bool ok = fa && fb;
+    long n = 0;
+    for (int x; ok && (x = fgetc(fa)) != EOF; n++) ok = fgetc(fb) == x;
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    return ok && n > 0;
 }
 
 static bool file_exists(const char *path)
@@ -485,13 +528,17 @@ START_TEST(killed_capture_is_recovered_from_its_spool)
     char spool[160], rec[160];
     snprintf(spool, sizeof spool, "%s.spool", t.out);
     snprintf(rec, sizeof rec, "%s/recovered.tracy", t.dir);
-    client_t c = client_start("--scenario", "stream", "--seconds", "30", "--timeout", "5", NULL);
+    char record[160];
+    snprintf(record, sizeof record, "%s/sent.bin", t.dir);
+    client_t c = client_start("--scenario", "stream", "--seconds", "30", "--timeout", "5", "--record", record, NULL);
     capture_kill9(1.0, t.out, c.port);
     client_finish(&c);
     struct stat st;
     ck_assert_int_ne(stat(t.out, &st), 0);                  /* never saved */
     ck_assert_int_eq(stat(spool, &st), 0);
     ck_assert_int_gt(st.st_size, 1000);
+    /* every byte the capture had read is in the spool, in order */
+    ck_assert(is_prefix_of(spool, record));
 
     /* A new capture to the same output refuses to overwrite that spool. */
     run_t r = capture_run(0, "-o", t.out, "-p", "1", "--connect-timeout", "0.2", NULL);
@@ -770,6 +817,133 @@ START_TEST(output_checks_happen_before_connecting)
 }
 END_TEST
 
+/* A client that goes silent with its connection open (no events, no
+ * keep-alives, no reading): -s ends the capture, the wait for the client
+ * to end the session is bounded by --end-timeout, every zone is saved. */
+START_TEST(stalled_client_is_left_at_the_time_limit)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", "stall", "--seconds", "20", "--manifest", t.manifest, NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "-s", "1", "--end-timeout", "1", NULL);
+    client_finish(&c);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(r.seconds < 6, "took %.1f s", r.seconds);
+    ck_assert_msg(strstr(r.err, "did not end the session within 1 s"), "%s", r.err);
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum = read_file(t.summary), *man = read_file(t.manifest);
+    ck_assert_int_gt(manifest_value(man, "zones"), 0);
+    ck_assert_int_eq(summary_value(sum, "zones"), manifest_value(man, "zones"));
+    free(sum);
+    free(man);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* SIGTERM and SIGHUP end a capture the way Ctrl-C does, also when the
+ * client does not answer: everything received is saved, the spool goes. */
+static void check_signal_on_stalled_client(int sig, const char *says)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", "stall", "--seconds", "20", "--manifest", t.manifest, NULL);
+    run_t r = capture_signalled(sig, 1.0, "-o", t.out, "-p", c.port, "--end-timeout", "1", NULL);
+    client_finish(&c);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(r.seconds < 6, "took %.1f s", r.seconds);
+    ck_assert_msg(strstr(r.err, says), "expected '%s' in: %s", says, r.err);
+    char spool[160];
+    struct stat st;
+    snprintf(spool, sizeof spool, "%s.spool", t.out);
+    ck_assert_int_ne(stat(spool, &st), 0);
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum = read_file(t.summary), *man = read_file(t.manifest);
+    ck_assert_int_eq(summary_value(sum, "zones"), manifest_value(man, "zones"));
+    free(sum);
+    free(man);
+    free(r.err);
+    tmp_remove(&t);
+}
+
+START_TEST(sigterm_saves_a_stalled_capture) { check_signal_on_stalled_client(SIGTERM, "terminated"); }
+END_TEST
+
+START_TEST(sighup_saves_a_stalled_capture) { check_signal_on_stalled_client(SIGHUP, "hung up"); }
+END_TEST
+
+/* The output directory disappears during the capture: saving fails with
+ * exit 7 and a clear error, the spool (elsewhere) holds every byte the
+ * client sent, and --recover rebuilds the whole trace from it. */
+START_TEST(vanished_output_directory_keeps_the_spool)
+{
+    tmp_t t = tmp_make();
+    char outdir[160], out[192], spool[160], record[160], rec[160];
+    snprintf(outdir, sizeof outdir, "%s/outdir", t.dir);
+    snprintf(out, sizeof out, "%s/o.tracy", outdir);
+    snprintf(spool, sizeof spool, "%s/kept.spool", t.dir);
+    snprintf(record, sizeof record, "%s/sent.bin", t.dir);
+    snprintf(rec, sizeof rec, "%s/recovered.tracy", t.dir);
+    ck_assert_int_eq(mkdir(outdir, 0755), 0);
+    client_t c = client_start("--scenario", "stream", "--seconds", "30", "--record", record, "--manifest", t.manifest,
+                              NULL);
+    char *argv[] = { (char *)prog.capture, "-o", out, "--spool", spool, "-p", c.port, NULL };
+    proc_t p = spawn(argv);
+    usleep(1000000);
+    ck_assert_int_eq(rmdir(outdir), 0);
+    kill(p.pid, SIGINT);
+    const int rc = wait_exit(p.pid, 60);
+    char *err = drain(p.err);
+    client_finish(&c);
+    ck_assert_msg(rc == 7, "rc %d: %s", rc, err);
+    ck_assert_msg(strstr(err, "cannot create a temporary file"), "%s", err);
+    ck_assert_msg(strstr(err, "--recover"), "%s", err);
+    free(err);
+    ck_assert(is_prefix_of(spool, record));
+    ck_assert(is_prefix_of(record, spool));                /* the whole session */
+    run_t r = capture_run(0, "-o", rec, "--recover", spool, NULL);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    free(r.err);
+    ck_assert_int_eq(reader_run("--summary", rec, t.summary), 0);
+    char *sum = read_file(t.summary), *man = read_file(t.manifest);
+    ck_assert_int_gt(manifest_value(man, "zones"), 0);
+    ck_assert_int_eq(summary_value(sum, "zones"), manifest_value(man, "zones"));
+    free(sum);
+    free(man);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* The disk fills (simulated by a file size limit): the spool stops with a
+ * warning saying how much it holds, saving fails with exit 7 naming the
+ * file and the cause, nothing is left under the final name or as a
+ * temporary file, and what the spool holds is the start of the stream. */
+START_TEST(full_disk_fails_cleanly_and_says_what_the_spool_holds)
+{
+    tmp_t t = tmp_make();
+    char spool[160], record[160];
+    snprintf(spool, sizeof spool, "%s.spool", t.out);
+    snprintf(record, sizeof record, "%s/sent.bin", t.dir);
+    client_t c = client_start("--scenario", "normal", "--record", record, NULL);
+    char *argv[] = { (char *)prog.capture, "-o", t.out, "-p", c.port, NULL };
+    proc_t p = spawn_limited(argv, 8192);
+    const int rc = wait_exit(p.pid, 60);
+    char *err = drain(p.err);
+    client_finish(&c);
+    ck_assert_msg(rc == 7, "rc %d: %s", rc, err);
+    ck_assert_msg(strstr(err, "File too large"), "%s", err);
+    ck_assert_msg(strstr(err, "holds only those"), "%s", err);
+    free(err);
+    ck_assert(!file_exists(t.out));
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "ls %s | grep -q '\\.tmp\\.'", t.dir);
+    ck_assert_msg(system(cmd) != 0, "a temporary file was left in %s", t.dir);
+    struct stat st;
+    ck_assert_int_eq(stat(spool, &st), 0);
+    ck_assert_int_eq(st.st_size, 8192);
+    ck_assert(is_prefix_of(spool, record));
+    tmp_remove(&t);
+}
+END_TEST
+
 static Suite *e2e_suite(void)
 {
     Suite *s = suite_create("end to end");
@@ -796,6 +970,11 @@ static Suite *e2e_suite(void)
     tcase_add_test(tc, second_signal_stops_waiting_and_saves);
     tcase_add_test(tc, seconds_limit_stops_and_saves);
     tcase_add_test(tc, output_checks_happen_before_connecting);
+    tcase_add_test(tc, stalled_client_is_left_at_the_time_limit);
+    tcase_add_test(tc, sigterm_saves_a_stalled_capture);
+    tcase_add_test(tc, sighup_saves_a_stalled_capture);
+    tcase_add_test(tc, vanished_output_directory_keeps_the_spool);
+    tcase_add_test(tc, full_disk_fails_cleanly_and_says_what_the_spool_holds);
     suite_add_tcase(s, tc);
     return s;
 }
