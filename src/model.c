@@ -353,6 +353,13 @@ void model_thread_context(model_t *m, uint64_t thread)
 }
 
 /* CompressThread: the thread's number in the file's local thread table. */
+uint16_t model_notice_compress_thread(model_t *m, uint64_t id)
+{
+    thread_t *t = model_notice_thread(m, id);
+    if (!t->local_num) t->local_num = (uint16_t)(model_compress_thread(m, id) + 1);
+    return (uint16_t)(t->local_num - 1);
+}
+
 uint16_t model_compress_thread(model_t *m, uint64_t id)
 {
     if (m->last_local_num && m->last_local_id == id) return m->last_local_num;

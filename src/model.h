@@ -67,6 +67,7 @@ typedef struct thread {
     VEC(sample_t) ctx_switch_samples;
     sample_t pending_sample;        /* CombineSamples: held back one step */
     bool samples_unsorted;
+    uint16_t local_num;             /* model_compress_thread(id) + 1, once known */
 } thread_t;
 
 typedef struct {
@@ -544,6 +545,8 @@ thread_t *model_find_thread(const model_t *m, uint64_t id);
 thread_t *model_new_thread(model_t *m, uint64_t id, bool fiber, int32_t group_hint);
 thread_t *model_current_thread(model_t *m);     /* GetCurrentThreadData */
 uint16_t model_compress_thread(model_t *m, uint64_t id);
+/* NoticeThread then CompressThread, for events that do both (memory). */
+uint16_t model_notice_compress_thread(model_t *m, uint64_t id);
 bool model_check_string(model_t *m, uint64_t ptr);
 void model_check_thread_string(model_t *m, uint64_t id);
 void model_check_source_location(model_t *m, uint64_t ptr);

@@ -146,8 +146,7 @@ void model_mem_alloc(model_t *m, int64_t ticks, uint32_t thread, uint64_t ptr, u
     uint32_t cs = take_serial_callstack(m, callstack);
     const int64_t t = model_time(m, ticks);
     model_raise_time(m, t);
-    model_notice_thread(m, thread);
-    uint16_t ct = model_compress_thread(m, thread);
+    const uint16_t ct = model_notice_compress_thread(m, thread);
     bool fresh;
     uint64_t *live = hmap_put(&p->active, ptr, 0, &fresh);
     if (!fresh) {
@@ -179,8 +178,7 @@ void model_mem_free(model_t *m, int64_t ticks, uint32_t thread, uint64_t ptr, bo
     }
     const int64_t t = model_time(m, ticks);
     model_raise_time(m, t);
-    model_notice_thread(m, thread);
-    free_block(p, live, t, model_compress_thread(m, thread), cs);
+    free_block(p, live, t, model_notice_compress_thread(m, thread), cs);
 }
 
 void model_mem_discard(model_t *m, int64_t ticks, uint32_t thread, uint64_t name, bool callstack)
@@ -190,8 +188,7 @@ void model_mem_discard(model_t *m, int64_t ticks, uint32_t thread, uint64_t name
     if (!p) return;
     const int64_t t = model_time(m, ticks);
     model_raise_time(m, t);
-    model_notice_thread(m, thread);
-    uint16_t ct = model_compress_thread(m, thread);
+    const uint16_t ct = model_notice_compress_thread(m, thread);
     uint64_t addr, idx;
     for (size_t it = 0; hmap_next(&p->active, &it, &addr, &idx);) free_block(p, idx, t, ct, cs);
     hmap_free(&p->active);
