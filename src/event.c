@@ -49,7 +49,12 @@ static inline size_t size_at(const uint8_t *p, size_t left, char *err, size_t er
     } else {
         need = proto_event_size[type];
     }
-    if (need > left) goto truncated;
+    if (need > left) {
+        /* a length field past the frame (events never span frames) */
+        snprintf(err, errlen, "%s event (type %u) is cut short: it claims %zu bytes, the frame ends %zu bytes after its start",
+                 proto_event_name(type), type, need, left);
+        return 0;
+    }
     return need;
 truncated:
     snprintf(err, errlen, "%s event (type %u) is cut short: the frame ends %zu bytes after its start",

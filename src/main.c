@@ -199,7 +199,7 @@ static int report_outcome(capture_t *c)
 static void report_failures(const model_t *m)
 {
     if (m->failures)
-        diag_warn("%llu event%s dropped as malformed instrumentation (first: %s)",
+        diag_warn("%llu event%s dropped or repaired as malformed instrumentation (first: %s)",
                   (unsigned long long)m->failures, m->failures == 1 ? "" : "s", m->first_failure);
 }
 

@@ -3,6 +3,7 @@
  * Event handlers for the other families live in model_*.c. */
 #include "model.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ static void free_threads(model_t *m)
             free(c);
         }
         VEC_FREE(t->stack);
+        VEC_FREE(t->dropped);
         VEC_FREE(t->messages);
         VEC_FREE(t->samples);
         VEC_FREE(t->ctx_switch_samples);
@@ -407,8 +409,9 @@ void model_thread_group_hint(model_t *m, uint32_t thread, int32_t hint)
 void model_check_source_location(model_t *m, uint64_t ptr)
 {
     if (hmap_get(&m->srcloc_map, ptr)) return;
-    if (m->srclocs.n > 32767) {
-        model_failure(m, "more than 32767 source locations");
+    if (m->srclocs.n >= SRCLOC_STATIC_MAX) {
+        model_failure(m, "source location %#" PRIx64 " is one more than the %d static ones a trace holds",
+                      ptr, SRCLOC_STATIC_MAX);
         return;
     }
     srcloc_static_t empty = {0};
@@ -418,12 +421,13 @@ void model_check_source_location(model_t *m, uint64_t ptr)
     queryq_push(m->queries, SQ_SOURCE_LOCATION, ptr, 0);
 }
 
-/* ShrinkSourceLocation: the 16-bit id of a static source location. */
+/* ShrinkSourceLocation: the 16-bit id of a static source location, or 0
+ * when the ids (1..SRCLOC_STATIC_MAX) are used up. */
 int16_t model_shrink_srcloc(model_t *m, uint64_t ptr)
 {
     uint64_t *v = hmap_get(&m->srcloc_shrink, ptr);
     if (v) return (int16_t)*v;
-    if (m->srcloc_expand.n + 1 == 32767) return 32767;
+    if (m->srcloc_expand.n > SRCLOC_STATIC_MAX) return 0;
     int16_t id = (int16_t)m->srcloc_expand.n;
     VEC_PUSH(m->srcloc_expand, ptr);
     rhorder_insert(&m->srcloc_counts, (uint64_t)(int64_t)id, 0);

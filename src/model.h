@@ -58,6 +58,8 @@ typedef struct thread {
     int64_t log_ref;                /* last time written to the log (ticks) */
     uint64_t log_bytes;
     VEC(open_zone_t) stack;
+    VEC(uint32_t) dropped;          /* stack depth at each open zone that was dropped
+                                       (its source location did not fit the file) */
     uint32_t next_zone_id;
     uint32_t next_callstack;        /* per-thread callstack slot */
     struct thread *fiber;           /* fiber this OS thread is running */
@@ -549,8 +551,11 @@ uint16_t model_compress_thread(model_t *m, uint64_t id);
 uint16_t model_notice_compress_thread(model_t *m, uint64_t id);
 bool model_check_string(model_t *m, uint64_t ptr);
 void model_check_thread_string(model_t *m, uint64_t id);
+/* Static source-location ids a trace file holds: zones keep int16 ids,
+ * static ones 1..32766 (upstream's limit; readers take 32767 as none). */
+#define SRCLOC_STATIC_MAX 32766
 void model_check_source_location(model_t *m, uint64_t ptr);
-int16_t model_shrink_srcloc(model_t *m, uint64_t ptr);
+int16_t model_shrink_srcloc(model_t *m, uint64_t ptr);   /* 0: no id left */
 uint32_t model_store_string(model_t *m, const void *p, size_t n);
 int64_t model_take_single_string(model_t *m);
 int64_t model_take_second_string(model_t *m);

@@ -26,10 +26,11 @@ void model_lock_announce(model_t *m, uint32_t id, int64_t ticks, uint64_t srcloc
         return;
     }
     lock_t l = { .id = id, .type = type, .time_announce = model_time(m, ticks) };
+    model_check_source_location(m, srcloc);
     l.srcloc = model_shrink_srcloc(m, srcloc);
+    if (l.srcloc == 0) return;   /* no source-location id left: counted by the check */
     hmap_put(&m->lock_map, id, m->locks.n, NULL);
     VEC_PUSH(m->locks, l);
-    model_check_source_location(m, srcloc);
 }
 
 void model_lock_terminate(model_t *m, uint32_t id, int64_t ticks)
@@ -43,7 +44,7 @@ void model_lock_event(model_t *m, uint32_t id, uint32_t thread, int64_t ticks, u
 {
     lock_t *l = find_lock(m, id, "lock event");
     if (!l) return;
-    const int64_t t = model_time(m, ticks);
+    int64_t t = model_time(m, ticks);
     uint64_t tid = has_thread ? thread : l->locking_thread;
     model_raise_time(m, t);
     model_notice_thread(m, tid);
@@ -56,8 +57,11 @@ void model_lock_event(model_t *m, uint32_t id, uint32_t thread, int64_t ticks, u
         }
         VEC_PUSH(l->threads, tid);
     }
-    if (l->events.n && l->events.v[l->events.n - 1].time > t)
-        model_failure(m, "lock %u: event time goes backwards", id);
+    if (l->events.n && l->events.v[l->events.n - 1].time > t) {
+        model_failure(m, "lock %u: event time goes back %" PRId64 " ns (kept at the time of the event before)", id,
+                      l->events.v[l->events.n - 1].time - t);
+        t = l->events.v[l->events.n - 1].time;
+    }
     lock_event_t ev = { .time = t, .srcloc = 0, .thread = (uint8_t)ti, .type = kind };
     VEC_PUSH(l->events, ev);
     if (kind == 1) l->locking_thread = tid;

@@ -166,6 +166,33 @@ static void attach_callstack(model_t *m)
     t->next_callstack = 0;
 }
 
+/* True if the innermost open zone of t was dropped (see drop_zone). */
+static inline bool dropped_on_top(const thread_t *t)
+{
+    return t->dropped.n && t->dropped.v[t->dropped.n - 1] == t->stack.n;
+}
+
+/* A zone whose source location the file cannot hold: not kept, but its
+ * place in the nesting is, so its end (and its annotations) find it and
+ * its children go to its parent. The failure was counted by the check. */
+static void drop_zone(model_t *m, bool callstack)
+{
+    thread_t *t = model_current_thread(m);
+    VEC_PUSH(t->dropped, (uint32_t)t->stack.n);
+    t->next_zone_id = 0;
+    if (callstack) t->next_callstack = 0;
+}
+
+/* The end time to keep for zone z: a zone ending before it starts ends at
+ * the last time logged on its thread (its start or its last child's). */
+static inline int64_t zone_end_time(model_t *m, const thread_t *t, const open_zone_t *z, int64_t ticks)
+{
+    if (ticks >= z->start) return ticks;
+    model_failure(m, "zone on thread %" PRIu64 " ends %" PRId64 " ticks before it starts (kept, ending at its last event)",
+                  t->id, z->start - ticks);
+    return t->log_ref > z->start ? t->log_ref : z->start;
+}
+
 void model_zone_begin(model_t *m, int64_t ticks, uint64_t srcloc, bool callstack)
 {
     /* Zones mostly reuse a few locations: a small cache skips both look-ups. */
@@ -174,6 +201,10 @@ void model_zone_begin(model_t *m, int64_t ticks, uint64_t srcloc, bool callstack
         model_check_source_location(m, srcloc);
         m->srcloc_cache_id[slot] = model_shrink_srcloc(m, srcloc);
         m->srcloc_cache_ptr[slot] = srcloc;
+        if (m->srcloc_cache_id[slot] == 0) {
+            drop_zone(m, callstack);
+            return;
+        }
     }
     new_zone(m, model_current_thread(m), ticks, m->srcloc_cache_id[slot]);
     model_raise_time(m, model_time(m, ticks));
@@ -195,6 +226,11 @@ void model_zone_begin_alloc(model_t *m, int64_t ticks, bool callstack)
 void model_zone_end(model_t *m, int64_t ticks)
 {
     thread_t *t = model_current_thread(m);
+    if (dropped_on_top(t)) {
+        t->dropped.n--;
+        t->next_zone_id = 0;
+        return;
+    }
     if (t->stack.n == 0) {
         model_failure(m, "zone ended twice on thread %" PRIu64, t->id);
         return;
@@ -204,8 +240,7 @@ void model_zone_end(model_t *m, int64_t ticks)
         model_failure(m, "zone begin/end mismatch on thread %" PRIu64 " (C API zone ids %u and %u)",
                       t->id, z.zone_id, t->next_zone_id);
     t->next_zone_id = 0;
-    if (ticks < z.start) model_failure(m, "zone on thread %" PRIu64 " ends before it starts", t->id);
-    zlog_end(t, ticks, &z);
+    zlog_end(t, zone_end_time(m, t, &z, ticks), &z);
     m->zone_counts[(uint16_t)z.srcloc]++;
     model_raise_time(m, model_time(m, ticks));
 }
@@ -222,6 +257,10 @@ static thread_t *annotated_thread(model_t *m, const char *what)
     thread_t *t = m->cur_thread ? m->cur_thread : model_find_thread(m, m->cur_thread_id);
     if (t) m->cur_thread = t;
     if (t && t->fiber) t = t->fiber;
+    if (t && dropped_on_top(t)) {
+        t->next_zone_id = 0;          /* a dropped zone's annotation goes with it */
+        return NULL;
+    }
     if (!t || t->stack.n == 0 || t->next_zone_id != t->stack.v[t->stack.n - 1].zone_id) {
         model_failure(m, "%s without an open zone on thread %" PRIu64, what, m->cur_thread_id);
         return NULL;
@@ -339,14 +378,12 @@ size_t model_zone_run(model_t *m, const uint8_t *p, size_t n, int64_t *ref)
             if (srcloc != m->srcloc_cache_ptr[slot] || m->srcloc_cache_id[slot] == 0) break;
             new_zone(m, t, ticks, m->srcloc_cache_id[slot]);
         } else {
-            if (t->stack.n == 0 || t->stack.v[t->stack.n - 1].zone_id != t->next_zone_id) break;
+            if (t->stack.n == 0 || t->stack.v[t->stack.n - 1].zone_id != t->next_zone_id || dropped_on_top(t))
+                break;
             const open_zone_t *z = &t->stack.v[--t->stack.n];
             t->next_zone_id = 0;
-            if (ticks < z->start) {
-                m->ev_at = p;
-                model_failure(m, "zone on thread %" PRIu64 " ends before it starts", t->id);
-            }
-            zlog_end(t, ticks, z);
+            if (ticks < z->start) m->ev_at = p;
+            zlog_end(t, zone_end_time(m, t, z, ticks), z);
             m->zone_counts[(uint16_t)z->srcloc]++;
         }
         if (ticks > rmax) rmax = ticks;

@@ -32,9 +32,24 @@ enum tc_scenario {
     TC_SCEN_MEMORY,
     TC_SCEN_THREADS,
     TC_SCEN_STALL,
+    TC_SCEN_MALFORMED,
 };
 
-enum tc_garbage_kind { TC_GARBAGE_LENGTH, TC_GARBAGE_LZ4, TC_GARBAGE_EVENT };
+/* --garbage-kind: what `garbage` sends after its frames (the first three),
+ * or the one bad input `malformed` injects mid-session (the others). */
+enum tc_garbage_kind {
+    TC_GARBAGE_LENGTH,
+    TC_GARBAGE_LZ4,
+    TC_GARBAGE_EVENT,
+    TC_BAD_LOCK_UNANNOUNCED,
+    TC_BAD_GPU_UNKNOWN_CONTEXT,
+    TC_BAD_FIBER_UNKNOWN,
+    TC_BAD_TIME_BACKWARDS,
+    TC_BAD_UNASKED_ANSWERS,
+    TC_BAD_SRCLOC_OVERFLOW,
+    TC_BAD_ABSURD_LENGTH,
+    TC_BAD_ABSURD_STRING,
+};
 
 struct tc_options {
     const char *address;
@@ -42,6 +57,7 @@ struct tc_options {
     enum tc_scenario scenario;
     const char *scenario_name;
     enum tc_garbage_kind garbage_kind;
+    const char *garbage_kind_name;
     uint32_t protocol;
     double seconds;  /* stream scenario duration */
     long zones;      /* approximate number of zones; <= 0: scenario default */
@@ -234,6 +250,15 @@ struct tc_facts {
     int64_t crash_time_ns;
 };
 
+/* What the `malformed` scenario injected and what a capture should keep. */
+struct tc_bad_input {
+    const char *kind;        /* NULL: no bad input was sent */
+    uint64_t events;         /* events a capture reports as malformed */
+    uint64_t zones_before;   /* zones (closed or open) sent before the bad input */
+    uint64_t zones_dropped;  /* zones a capture must drop (beyond the format) */
+    uint64_t zones_repaired; /* zones kept with repaired times (not in `zones`) */
+};
+
 struct tc_manifest {
     struct tc_named_counter *counters;
     size_t n_counters, cap_counters;
@@ -249,6 +274,7 @@ struct tc_manifest {
     struct tc_gpu_zone_rec *gpu_zones;
     size_t n_gpu_zones, cap_gpu_zones;
     struct tc_facts facts;
+    struct tc_bad_input bad;
     int64_t last_ns;
     const char *end_reason;
     const char *note;

@@ -50,7 +50,11 @@ static void usage(FILE *out)
             "  -p, --port N          TCP port to listen on (default 8086, 0 = any free)\n"
             "  -a, --address A       address to listen on (default 127.0.0.1)\n"
             "  -S, --scenario NAME   %s (default normal)\n"
-            "  -g, --garbage-kind K  for --scenario garbage: length, lz4 or event (default length)\n"
+            "  -g, --garbage-kind K  for --scenario garbage: length, lz4 or event (default length);\n"
+            "                        for --scenario malformed, the bad input injected mid-session:\n"
+            "                        lock-unannounced, gpu-unknown-context, fiber-unknown,\n"
+            "                        time-backwards, unasked-answers, srcloc-overflow,\n"
+            "                        absurd-length or absurd-string (default lock-unannounced)\n"
             "  -P, --protocol V      protocol version to accept (default 82); other versions\n"
             "                        get ProtocolMismatch and the client keeps listening\n"
             "  -s, --seconds S       duration of the stream scenario, silence of stall (default 10)\n"
@@ -78,17 +82,45 @@ static bool parse_number(const char *s, double min, double *out)
     return true;
 }
 
-static bool parse_garbage_kind(const char *s, enum tc_garbage_kind *out)
+static const struct {
+    const char *name;
+    enum tc_garbage_kind kind;
+    bool malformed; /* a kind of --scenario malformed, not of garbage */
+} garbage_kinds[] = {
+    { "length", TC_GARBAGE_LENGTH, false },
+    { "lz4", TC_GARBAGE_LZ4, false },
+    { "event", TC_GARBAGE_EVENT, false },
+    { "lock-unannounced", TC_BAD_LOCK_UNANNOUNCED, true },
+    { "gpu-unknown-context", TC_BAD_GPU_UNKNOWN_CONTEXT, true },
+    { "fiber-unknown", TC_BAD_FIBER_UNKNOWN, true },
+    { "time-backwards", TC_BAD_TIME_BACKWARDS, true },
+    { "unasked-answers", TC_BAD_UNASKED_ANSWERS, true },
+    { "srcloc-overflow", TC_BAD_SRCLOC_OVERFLOW, true },
+    { "absurd-length", TC_BAD_ABSURD_LENGTH, true },
+    { "absurd-string", TC_BAD_ABSURD_STRING, true },
+};
+
+#define N_GARBAGE_KINDS (sizeof(garbage_kinds) / sizeof(garbage_kinds[0]))
+
+static bool parse_garbage_kind(const char *s, struct tc_options *o)
 {
-    if (strcmp(s, "length") == 0)
-        *out = TC_GARBAGE_LENGTH;
-    else if (strcmp(s, "lz4") == 0)
-        *out = TC_GARBAGE_LZ4;
-    else if (strcmp(s, "event") == 0)
-        *out = TC_GARBAGE_EVENT;
-    else
-        return false;
-    return true;
+    for (size_t i = 0; i < N_GARBAGE_KINDS; i++) {
+        if (strcmp(s, garbage_kinds[i].name) == 0) {
+            o->garbage_kind = garbage_kinds[i].kind;
+            o->garbage_kind_name = garbage_kinds[i].name;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The kind must belong to the scenario (garbage or malformed). */
+static bool garbage_kind_fits(const struct tc_options *o)
+{
+    for (size_t i = 0; i < N_GARBAGE_KINDS; i++)
+        if (garbage_kinds[i].kind == o->garbage_kind)
+            return garbage_kinds[i].malformed == (o->scenario == TC_SCEN_MALFORMED);
+    return false;
 }
 
 static void default_options(struct tc_options *o)
@@ -99,6 +131,7 @@ static void default_options(struct tc_options *o)
     o->scenario = TC_SCEN_NORMAL;
     o->scenario_name = "normal";
     o->garbage_kind = TC_GARBAGE_LENGTH;
+    o->garbage_kind_name = NULL;
     o->protocol = TC_PROTOCOL_VERSION;
     o->seconds = 10.0;
     o->timeout = DEFAULT_TIMEOUT_S;
@@ -132,7 +165,7 @@ static int parse_options(int argc, char **argv, struct tc_options *o)
         case 'p': ok = parse_number(optarg, 0, &v) && v <= 65535; o->port = (int)v; break;
         case 'a': o->address = optarg; break;
         case 'S': ok = scenario_parse(optarg, &o->scenario); o->scenario_name = optarg; break;
-        case 'g': ok = parse_garbage_kind(optarg, &o->garbage_kind); break;
+        case 'g': ok = parse_garbage_kind(optarg, o); break;
         case 'P': ok = parse_number(optarg, 0, &v) && v <= 0xFFFFFFFFu; o->protocol = (uint32_t)v; break;
         case 's': ok = parse_number(optarg, 0, &o->seconds); break;
         case 'z': ok = parse_number(optarg, 1, &v); o->zones = (long)v; break;
@@ -152,6 +185,15 @@ static int parse_options(int argc, char **argv, struct tc_options *o)
     }
     if (optind != argc) {
         usage(stderr);
+        return 1;
+    }
+    if (o->scenario == TC_SCEN_MALFORMED && !o->garbage_kind_name) {
+        o->garbage_kind = TC_BAD_LOCK_UNANNOUNCED;
+        o->garbage_kind_name = "lock-unannounced";
+    }
+    if (o->garbage_kind_name && !garbage_kind_fits(o)) {
+        fprintf(stderr, "tracy-test-client: --garbage-kind %s does not belong to --scenario %s\n",
+                o->garbage_kind_name, o->scenario_name);
         return 1;
     }
     if (o->threads > MAX_THREADS && o->scenario != TC_SCEN_THREADS) {

@@ -17,6 +17,7 @@
  *   init_begin TICKS              WelcomeMessage.initBegin (time origin)
  *   end REASON                    terminate | server-closed | disconnect | crash |
  *                                 disconnect-mid-frame | reset | garbage-KIND |
+ *                                 malformed-stream |
  *                                 not-available | drop | timeout | no-session
  *   threads N                     thread records the server should hold: application
  *                                 threads that carried events (also those seen only
@@ -32,6 +33,15 @@
  *                                 zones; NAME is csvexport's name column
  *                                 (srcloc name, else function); TOTAL_NS is
  *                                 csvexport's total_ns
+ *   bad_input KIND                (scenario malformed only, like the next four)
+ *                                 the --garbage-kind injected mid-session
+ *   bad_events N                  events a capture reports as malformed (dropped,
+ *                                 or kept with a repaired time)
+ *   bad_zones_before N            zones begun before the bad input
+ *   bad_zones_dropped N           zones a capture must drop: their static source
+ *                                 location is beyond the 32766 a file holds
+ *   zones_expected N              zones the saved trace holds: zones + zones_open
+ *                                 + zones kept with a repaired time - dropped
  *   frames N                      default frame set marks sent (FrameMarkMsg
  *                                 with name 0; the server adds 2 of its own, 3
  *                                 on demand)
@@ -290,6 +300,26 @@ static void write_threads(FILE *f, const struct tc_client *c)
                     c->names.threads[i].name);
 }
 
+uint64_t manifest_zones_sent(const struct tc_client *c)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < c->names.n_srclocs; i++)
+        n += c->names.srclocs[i].zones + c->names.srclocs[i].open;
+    return n;
+}
+
+static void write_bad_input(FILE *f, const struct tc_client *c)
+{
+    const struct tc_bad_input *b = &c->man.bad;
+    if (!b->kind)
+        return;
+    fprintf(f, "bad_input %s\nbad_events %llu\nbad_zones_before %llu\nbad_zones_dropped %llu\n"
+               "zones_expected %llu\n",
+            b->kind, (unsigned long long)b->events, (unsigned long long)b->zones_before,
+            (unsigned long long)b->zones_dropped,
+            (unsigned long long)(manifest_zones_sent(c) + b->zones_repaired - b->zones_dropped));
+}
+
 static void write_zones(FILE *f, const struct tc_client *c)
 {
     uint64_t closed = 0, open = 0;
@@ -506,6 +536,7 @@ bool manifest_write(struct tc_client *c, const char *path)
             m->end_reason);
     write_threads(f, c);
     write_zones(f, c);
+    write_bad_input(f, c);
     fprintf(f, "frames %llu\n", (unsigned long long)m->default_frames);
     write_messages(f, m);
     fprintf(f, "plots %zu\nlocks %zu\n", count_kind(m, TC_CNT_PLOT, TC_CNT_PLOT),

@@ -30,6 +30,9 @@ void manifest_source_file(struct tc_client *c, const char *file, size_t bytes);
 void manifest_gpu_zone(struct tc_client *c, int64_t start_ns, int64_t duration_ns,
                        const char *name);
 
+/* Zones begun so far (closed with end > start, or still open). */
+uint64_t manifest_zones_sent(const struct tc_client *c);
+
 /* Client ticks to server nanoseconds (timerMul is 1, origin initBegin). */
 int64_t manifest_ns(const struct tc_client *c, int64_t t);
 

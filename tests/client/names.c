@@ -256,6 +256,11 @@ const char *names_find_string(const struct tc_client *c, uint64_t addr)
 
 const struct tc_srcloc_entry *names_find_srcloc(const struct tc_client *c, uint64_t addr)
 {
+    /* a static location's address gives its index (tens of thousands of
+     * them in the srcloc-overflow scenario) */
+    uint64_t at = (addr - TC_SRCLOC_BASE) / TC_ADDR_STRIDE;
+    if (addr >= TC_SRCLOC_BASE && at < c->names.n_srclocs && c->names.srclocs[at].addr == addr)
+        return &c->names.srclocs[at];
     for (size_t i = 0; i < c->names.n_srclocs; i++)
         if (c->names.srclocs[i].addr == addr && addr != 0)
             return &c->names.srclocs[i];

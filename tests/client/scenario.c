@@ -21,6 +21,7 @@
 #include "gen.h"
 #include "manifest.h"
 #include "names.h"
+#include "scenario_bad.h"
 #include "scenario_ext.h"
 #include "session.h"
 #include "wire.h"
@@ -876,6 +877,9 @@ void scenario_run(struct tc_client *c)
     case TC_SCEN_GARBAGE:
         run_failure(c);
         break;
+    case TC_SCEN_MALFORMED:
+        scenario_run_malformed(c);
+        break;
     case TC_SCEN_EVERYTHING:
         scenario_run_everything(c);
         break;
@@ -924,6 +928,7 @@ static const struct {
     { "zones", TC_SCEN_ZONES },
     { "memory", TC_SCEN_MEMORY },
     { "threads", TC_SCEN_THREADS },
+    { "malformed", TC_SCEN_MALFORMED },
 };
 
 bool scenario_parse(const char *name, enum tc_scenario *out)
@@ -940,5 +945,6 @@ bool scenario_parse(const char *name, enum tc_scenario *out)
 const char *scenario_names(void)
 {
     return "normal, example, stream, stall, disconnect-mid-frame, reset, garbage, not-available, "
-           "drop, open-zones, no-answer, everything, crash, on-demand, zones, memory, threads";
+           "drop, open-zones, no-answer, everything, crash, on-demand, zones, memory, threads, "
+           "malformed";
 }

@@ -286,6 +286,8 @@ void session_send_garbage(struct tc_client *c, enum tc_garbage_kind kind)
         wire_commit(c);
         break;
     }
+    default:
+        break;                                 /* kinds of the malformed scenario */
     }
 }
 

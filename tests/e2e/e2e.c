@@ -69,13 +69,15 @@ static double now_s(void)
 }
 
 /* Wait for exit; returns the exit code, 128+signal, or -1 after killing it
- * on timeout. */
-static int wait_exit(pid_t pid, double timeout)
+ * on timeout. *maxrss_kb (if given) gets the child's peak resident size. */
+static int wait_exit_rss(pid_t pid, double timeout, long *maxrss_kb)
 {
     const double end = now_s() + timeout;
     for (;;) {
         int st;
-        pid_t r = waitpid(pid, &st, WNOHANG);
+        struct rusage ru;
+        pid_t r = wait4(pid, &st, WNOHANG, &ru);
+        if (r == pid && maxrss_kb) *maxrss_kb = ru.ru_maxrss;
         if (r == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
         if (now_s() > end) {
             kill(pid, SIGKILL);
@@ -84,6 +86,11 @@ static int wait_exit(pid_t pid, double timeout)
         }
         usleep(10000);
     }
+}
+
+static int wait_exit(pid_t pid, double timeout)
+{
+    return wait_exit_rss(pid, timeout, NULL);
 }
 
 /* Everything left on a pipe (non-blocking after the writer exited). */
@@ -159,6 +166,7 @@ typedef struct {
     int rc;
     char *err;      /* its stderr */
     double seconds;
+    long maxrss_kb; /* its peak resident size */
 } run_t;
 
 /* Run tracy-capture with arguments from a NULL-terminated list; send
@@ -180,8 +188,8 @@ static run_t capture_run_va(int sig, double after, int then, const char *first, 
             kill(p.pid, then);
         }
     }
-    run_t r;
-    r.rc = wait_exit(p.pid, 60);
+    run_t r = { .maxrss_kb = 0 };
+    r.rc = wait_exit_rss(p.pid, 60, &r.maxrss_kb);
     r.seconds = now_s() - t0;
     r.err = drain(p.err);
     return r;
@@ -703,6 +711,118 @@ END_TEST
 START_TEST(unknown_event_is_reported_and_data_saved) { check_garbage("event", "event type 201 is not a protocol-82 type"); }
 END_TEST
 
+/* One kind of bad input in the middle of a session (the client's
+ * `malformed` scenario). Bad instrumentation: exit 0 with a warning naming
+ * the event and its place, the session goes on, and the saved file holds
+ * every zone sent before and after it except exactly those the manifest
+ * says are dropped. A broken stream: exit 8 naming the event and its place,
+ * everything before it saved. The client's recording, through --recover,
+ * gives the same. Memory stays small whatever a length field claims. */
+static void check_malformed(const char *kind, int want_rc, const char *expect)
+{
+    tmp_t t = tmp_make();
+    char rec[160], out2[160];
+    snprintf(rec, sizeof rec, "%s/client.bin", t.dir);
+    snprintf(out2, sizeof out2, "%s/recovered.tracy", t.dir);
+    client_t c = client_start("--scenario", "malformed", "--garbage-kind", kind, "--manifest", t.manifest,
+                              "--record", rec, NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", "--end-timeout", "5", NULL);
+    ck_assert_int_eq(client_finish(&c), 0);
+    ck_assert_msg(r.rc == want_rc, "%s: rc %d: %s", kind, r.rc, r.err);
+    ck_assert_msg(strstr(r.err, expect), "%s: expected '%s' in: %s", kind, expect, r.err);
+    ck_assert_msg(strstr(r.err, "frame ") && strstr(r.err, "at stream offset"), "%s: no place in: %s", kind, r.err);
+    ck_assert_msg(r.maxrss_kb < 64 * 1024, "%s: peak RSS %ld KB", kind, r.maxrss_kb);
+    ck_assert_msg(r.seconds < 10, "%s: took %.1f s", kind, r.seconds);
+
+    char *man = read_file(t.manifest);
+    ck_assert_ptr_nonnull(strstr(man, "\nbad_input "));
+    if (want_rc == 0) {
+        char n[96];
+        long long bad = manifest_value(man, "bad_events");
+        snprintf(n, sizeof n, "warning: %lld event%s dropped or repaired", bad, bad == 1 ? "" : "s");
+        ck_assert_msg(strstr(r.err, n), "%s: expected '%s' in: %s", kind, n, r.err);
+        ck_assert_ptr_nonnull(strstr(man, "\nend terminate"));
+    }
+    /* the reader validates the file strictly */
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum = read_file(t.summary);
+    const long long want = manifest_value(man, "zones_expected");
+    ck_assert_int_gt(want, manifest_value(man, "bad_zones_before"));
+    ck_assert_msg(summary_value(sum, "zones") == want, "%s: %lld zones saved, %lld expected", kind,
+                  summary_value(sum, "zones"), want);
+    static const char *const same[] = { "threads", "messages", "plots", "locks" };
+    for (size_t i = 0; want_rc == 0 && i < sizeof same / sizeof same[0]; i++)
+        ck_assert_msg(summary_value(sum, same[i]) == manifest_value(man, same[i]), "%s: %s: sent %lld, saved %lld",
+                      kind, same[i], manifest_value(man, same[i]), summary_value(sum, same[i]));
+    free(sum);
+    free(r.err);
+
+    r = capture_run(0, "-o", out2, "--recover", rec, NULL);
+    ck_assert_msg(r.rc == want_rc, "%s: --recover rc %d: %s", kind, r.rc, r.err);
+    ck_assert_msg(strstr(r.err, expect), "%s: --recover: expected '%s' in: %s", kind, expect, r.err);
+    ck_assert_int_eq(reader_run("--summary", out2, t.summary), 0);
+    sum = read_file(t.summary);
+    ck_assert_int_eq(summary_value(sum, "zones"), want);
+    free(sum);
+    free(man);
+    free(r.err);
+    tmp_remove(&t);
+}
+
+START_TEST(unannounced_lock_is_dropped_and_the_rest_kept)
+{
+    check_malformed("lock-unannounced", 0, "LockWait event at byte 0 of the decompressed frame: lock event for lock 99, "
+                                           "which was never announced");
+}
+END_TEST
+
+START_TEST(unknown_gpu_context_is_dropped_and_the_rest_kept)
+{
+    check_malformed("gpu-unknown-context", 0,
+                    "GpuZoneBegin event at byte 5 of the decompressed frame: GPU zone begin for GPU context 7, "
+                    "which was never created");
+}
+END_TEST
+
+START_TEST(fiber_leave_without_fiber_is_dropped_and_the_rest_kept)
+{
+    check_malformed("fiber-unknown", 0, "FiberLeave event at byte 5 of the decompressed frame: FiberLeave on thread 1000, "
+                                        "which runs no fiber");
+}
+END_TEST
+
+START_TEST(time_going_backwards_is_repaired_and_the_rest_kept)
+{
+    check_malformed("time-backwards", 0, "ZoneEnd event at byte 18 of the decompressed frame: zone on thread 1000 "
+                                         "ends 3000 ticks before it starts");
+}
+END_TEST
+
+START_TEST(answers_never_asked_for_are_walked_over)
+{
+    check_malformed("unasked-answers", 0, "SourceLocation event at byte 66 of the decompressed frame: a source "
+                                          "location answer arrived for no question");
+}
+END_TEST
+
+START_TEST(zones_beyond_the_source_location_limit_are_dropped)
+{
+    check_malformed("srcloc-overflow", 0, "is one more than the 32766 static ones a trace holds");
+}
+END_TEST
+
+START_TEST(absurd_payload_length_breaks_the_stream_and_data_is_saved)
+{
+    check_malformed("absurd-length", 8, "SourceCode event (type 130) is cut short: it claims 4294967293 bytes");
+}
+END_TEST
+
+START_TEST(absurd_string_length_breaks_the_stream_and_data_is_saved)
+{
+    check_malformed("absurd-string", 8, "StringData event (type 119) is cut short: it claims 65546 bytes");
+}
+END_TEST
+
 START_TEST(open_zones_at_the_end_do_not_hang)
 {
     tmp_t t = tmp_make();
@@ -969,6 +1089,14 @@ static Suite *e2e_suite(void)
     tcase_add_test(tc, oversized_frame_is_reported_and_data_saved);
     tcase_add_test(tc, undecodable_frame_is_reported_and_data_saved);
     tcase_add_test(tc, unknown_event_is_reported_and_data_saved);
+    tcase_add_test(tc, unannounced_lock_is_dropped_and_the_rest_kept);
+    tcase_add_test(tc, unknown_gpu_context_is_dropped_and_the_rest_kept);
+    tcase_add_test(tc, fiber_leave_without_fiber_is_dropped_and_the_rest_kept);
+    tcase_add_test(tc, time_going_backwards_is_repaired_and_the_rest_kept);
+    tcase_add_test(tc, answers_never_asked_for_are_walked_over);
+    tcase_add_test(tc, zones_beyond_the_source_location_limit_are_dropped);
+    tcase_add_test(tc, absurd_payload_length_breaks_the_stream_and_data_is_saved);
+    tcase_add_test(tc, absurd_string_length_breaks_the_stream_and_data_is_saved);
     tcase_add_test(tc, open_zones_at_the_end_do_not_hang);
     tcase_add_test(tc, missing_answers_end_the_wait_and_are_named);
     tcase_add_test(tc, sigint_stops_in_order_and_saves);

@@ -1,0 +1,235 @@
+/* scenario_bad.c - the `malformed` scenario of tracy-test-client: a normal
+ * session (~1000 zones) with ONE kind of bad input (--garbage-kind)
+ * injected halfway, after its first half was sent and answered. Bad
+ * instrumentation (unannounced locks, unknown GPU contexts or fibers, times
+ * going backwards, answers to queries never asked, more source locations
+ * than the file format holds) is followed by the second half and a normal
+ * end (Terminate), so a test can check that zones before AND after it were
+ * kept. An absurd length (absurd-length, absurd-string) breaks the stream:
+ * the session ends there. The manifest's bad_* lines say what a capture
+ * should drop and keep. */
+#include "scenario_bad.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "events.h"
+#include "gen.h"
+#include "manifest.h"
+#include "names.h"
+#include "session.h"
+#include "wire.h"
+
+/* Distinct static source ids a .tracy file holds: zone source-location ids
+ * are int16, static ones 1..32766 (32767 reads as "none"). */
+#define SRCLOC_STATIC_LIMIT 32766
+#define FLOOD_SRCLOCS 33000
+#define UNKNOWN_LOCK 99
+#define UNKNOWN_GPU_CONTEXT 7
+#define UNKNOWN_THREAD 4242
+
+/* Frames [from, to) of the normal workload; false if the session ended. */
+static bool run_range(struct gen *g, long from, long to, int64_t *start)
+{
+    for (long f = from; f < to; f++) {
+        if (!session_active(g->c))
+            return false;
+        *start = gen_frame(g, f, *start, FRAME_NS + gen_rnd(g, -500000, 500000));
+        session_flush(g->c);
+    }
+    return session_active(g->c);
+}
+
+/* ------------------------------------------------------ instrumentation */
+
+static void send_lock_unannounced(struct gen *g)
+{
+    struct tc_client *c = g->c;
+    uint32_t tid = g->th[0].tid;
+    ev_lock_wait(c, tid, UNKNOWN_LOCK, gen_serial_at(g, 1000), false);
+    ev_lock_obtain(c, tid, UNKNOWN_LOCK, gen_serial_at(g, 1000), false);
+    ev_lock_release(c, tid, UNKNOWN_LOCK, gen_serial_at(g, 1000), false);
+    c->man.bad.events = 3;
+}
+
+static void send_gpu_unknown_context(struct gen *g)
+{
+    struct tc_client *c = g->c;
+    struct gen_thread *t = &g->th[0];
+    const struct tc_gpu_begin b = { .cpu_time = t->now + 100, .producer = t->tid, .thread = t->tid,
+                                    .query = 5, .context = UNKNOWN_GPU_CONTEXT,
+                                    .loc = names_srcloc_at(c, g->loc_render) };
+    const struct tc_gpu_end e = { .cpu_time = t->now + 200, .producer = t->tid, .thread = t->tid,
+                                  .query = 6, .context = UNKNOWN_GPU_CONTEXT };
+    ev_gpu_zone_begin(c, &b);
+    ev_gpu_zone_end(c, &e);
+    ev_gpu_time(c, 1000, 5, UNKNOWN_GPU_CONTEXT);
+    ev_gpu_time(c, 2000, 6, UNKNOWN_GPU_CONTEXT);
+    t->now += 300;
+    c->man.bad.events = 4;
+}
+
+static void send_fiber_unknown(struct gen *g)
+{
+    struct tc_client *c = g->c;
+    struct gen_thread *t = &g->th[0];
+    t->now += 100;
+    ev_fiber_leave(c, t->tid, t->now);         /* the main thread runs no fiber */
+    ev_fiber_leave(c, UNKNOWN_THREAD, t->now); /* a thread nobody announced */
+    c->man.bad.events = 2;
+}
+
+/* A zone ending before it begins, a lock event and a plot point earlier
+ * than their predecessors. The zone and the lock event are kept (their
+ * times repaired) and count as malformed; plot points are sorted. */
+static void send_time_backwards(struct gen *g)
+{
+    struct tc_client *c = g->c;
+    struct gen_thread *t = &g->th[0];
+    t->now += 5000;
+    ev_zone_begin(c, t->tid, t->now, gen_srcloc_addr(g, g->loc_update));
+    ev_zone_end(c, t->tid, t->now - 3000);
+    names_thread_used(c, t->tid);
+    c->man.bad.zones_repaired = 1;
+
+    int64_t back = g->serial_now - 200000;
+    ev_lock_wait(c, t->tid, g->lock_queue, back, false);
+    ev_lock_obtain(c, t->tid, g->lock_queue, gen_serial_at(g, 1000), false);
+    ev_lock_release(c, t->tid, g->lock_queue, gen_serial_at(g, 1000), false);
+    gen_lock_count(g, g->lock_queue, "job queue lock", 3);
+
+    ev_plot_int(c, t->tid, g->plot_int, t->now - 10000, 1);
+    manifest_counter(c, TC_CNT_PLOT, g->plot_int, "queue depth")->count++;
+    c->man.bad.events = 2;
+}
+
+/* Answers nobody asked for, sent when the earlier queries were answered
+ * (a SourceLocation answer carries no address: it is only recognisable as
+ * unasked when no question is open). */
+static void send_unasked_answers(struct gen *g)
+{
+    struct tc_client *c = g->c;
+    static const char code[] = "int never_asked(void) { return 0; }\n";
+    const struct tc_inline_entry frame = { "ghost_function", "ghost.cpp", 12, 0, 0 };
+    ev_string_transfer(c, TC_EV_STRING_DATA, 0xdead0000ull, "string never asked for");
+    ev_string_transfer(c, TC_EV_THREAD_NAME, UNKNOWN_THREAD, "thread never asked for");
+    ev_source_location(c, 0, 0xdead0040ull, 0xdead0080ull, 7, 0x123456);
+    ev_symbol_answer(c, 0xdead1000ull, "ghost.cpp", 3);
+    ev_callstack_frame_answer(c, 0x7fdead000000ull, "ghost.so", &frame, 1);
+    ev_source_code(c, 4000, code, sizeof(code) - 1);
+    ev_ack_source_code(c, 4001);
+    c->man.bad.events = 1; /* the SourceLocation answer; the others are walked over */
+}
+
+static uint64_t static_srclocs_used(const struct tc_client *c)
+{
+    uint64_t n = 2; /* the lock announcements' locations */
+    for (size_t i = 0; i < c->names.n_srclocs; i++) {
+        const struct tc_srcloc_entry *s = &c->names.srclocs[i];
+        n += s->addr != 0 && (s->zones || s->open);
+    }
+    return n;
+}
+
+/* FLOOD_SRCLOCS zones of as many new static source locations inside one
+ * zone of a known location; every 100th has a child of a known location,
+ * which stays when its parent is dropped. */
+static void send_srcloc_overflow(struct gen *g)
+{
+    struct tc_client *c = g->c;
+    struct gen_thread *t = &g->th[0];
+    uint64_t before = static_srclocs_used(c);
+    int first = names_srcloc(c, NULL, "flood_function", "src/app/flood.cpp", 1, 0);
+    for (int i = 1; i < FLOOD_SRCLOCS; i++)
+        names_srcloc(c, NULL, "flood_function", "src/app/flood.cpp", 1 + (uint32_t)i, 0);
+    gen_zone_begin(g, t, g->loc_update, 1000);
+    for (int i = 0; i < FLOOD_SRCLOCS; i++) {
+        gen_zone_begin(g, t, first + i, 50);
+        if (i % 100 == 0) {
+            gen_zone_begin(g, t, g->loc_integrate, 10);
+            gen_zone_end(g, t, 20);
+        }
+        gen_zone_end(g, t, 100);
+        if (i % 2048 == 0)
+            session_pump(c);
+    }
+    gen_zone_end(g, t, 1000);
+    uint64_t total = before + FLOOD_SRCLOCS;
+    c->man.bad.zones_dropped = total > SRCLOC_STATIC_LIMIT ? total - SRCLOC_STATIC_LIMIT : 0;
+    c->man.bad.events = c->man.bad.zones_dropped;
+}
+
+/* ------------------------------------------------------------- breaking */
+
+static void put_le(uint8_t *p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A few zones, then in the same frame an event whose length runs far past
+ * the frame's end: SourceCode claiming ~4 GB, or StringData claiming 65535
+ * bytes. */
+static void send_absurd_length(struct gen *g, bool string)
+{
+    struct tc_client *c = g->c;
+    struct gen_thread *t = &g->th[0];
+    for (int i = 0; i < 20; i++) {
+        gen_zone_begin(g, t, g->loc_draw, 1000);
+        gen_zone_end(g, t, 2000);
+    }
+    uint8_t ev[32];
+    memset(ev, 'x', sizeof(ev));
+    ev[0] = string ? TC_EV_STRING_DATA : TC_EV_SOURCE_CODE;
+    put_le(ev + 1, string ? 0xdead0000ull : 1, 8);
+    if (string)
+        put_le(ev + 9, 0xFFFF, 2);
+    else
+        put_le(ev + 9, 0xFFFFFFF0u, 4);
+    ev_raw(c, ev, sizeof(ev));
+    c->ev.sent[ev[0]]++;
+    wire_commit(c);
+}
+
+/* ------------------------------------------------------------- scenario */
+
+/* Inject the bad input; true if it breaks the stream. */
+static bool inject(struct gen *g, enum tc_garbage_kind kind)
+{
+    switch (kind) {
+    case TC_BAD_LOCK_UNANNOUNCED: send_lock_unannounced(g); break;
+    case TC_BAD_GPU_UNKNOWN_CONTEXT: send_gpu_unknown_context(g); break;
+    case TC_BAD_FIBER_UNKNOWN: send_fiber_unknown(g); break;
+    case TC_BAD_TIME_BACKWARDS: send_time_backwards(g); break;
+    case TC_BAD_UNASKED_ANSWERS: send_unasked_answers(g); break;
+    case TC_BAD_SRCLOC_OVERFLOW: send_srcloc_overflow(g); break;
+    case TC_BAD_ABSURD_LENGTH: send_absurd_length(g, false); return true;
+    case TC_BAD_ABSURD_STRING: send_absurd_length(g, true); return true;
+    default: break;
+    }
+    return false;
+}
+
+void scenario_run_malformed(struct tc_client *c)
+{
+    struct gen g;
+    gen_start(&g, c, 1000);
+    g.io_wait_frame = -1;
+    int64_t start = c->init_end + 1000000;
+    gen_preamble(&g, start - 500000);
+    long half = g.frames / 2;
+    if (run_range(&g, 0, half, &start)) {
+        session_idle(c, 100); /* the first half's queries answered */
+        c->man.bad.kind = c->opt.garbage_kind_name;
+        c->man.bad.zones_before = manifest_zones_sent(c);
+        if (inject(&g, c->opt.garbage_kind)) {
+            c->man.end_reason = "malformed-stream";
+            session_abort(c, TC_ABORT_WAIT_PEER);
+            return;
+        }
+        session_flush(c);
+        if (run_range(&g, half, g.frames, &start))
+            gen_epilogue(&g);
+    }
+    session_finish(c);
+}

@@ -1,0 +1,10 @@
+/* scenario_bad.h - the `malformed` scenario of tracy-test-client: a normal
+ * session with one kind of bad input injected halfway (scenario_bad.c). */
+#ifndef TC_SCENARIO_BAD_H
+#define TC_SCENARIO_BAD_H
+
+#include "client.h"
+
+void scenario_run_malformed(struct tc_client *c);
+
+#endif
