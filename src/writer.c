@@ -729,29 +729,76 @@ void writer_write_trace(const model_t *m, tfile_t *f)
 
 /* ---- saving ----------------------------------------------------------------------------- */
 
+/* The file the trace is written to before it takes its name. Where the
+ * file system allows, it has no name at all (O_TMPFILE) until it is
+ * complete, so a process killed while saving leaves nothing behind;
+ * elsewhere it is a named temporary beside the output (*named set). */
+static int open_unfinished(const char *path, char *tmp, bool *named)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    int fd;
+#ifdef O_TMPFILE
+    fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+        /* naming it later goes through /proc: without /proc, use a name now */
+        char proc[64];
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+        if (access(proc, F_OK) == 0) {
+            *named = false;
+            return fd;
+        }
+        close(fd);
+    }
+#endif
+    fd = mkstemp(tmp);
+    if (fd < 0) return -1;
+    *named = true;
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    return fd;
+}
+
+/* Give the finished unnamed file fd the temporary name tmp (a fresh one
+ * if taken), so that rename() can put it in place. */
+static int name_finished(int fd, char *tmp, size_t len)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    for (int tries = 0; tries < 100; tries++) {
+        snprintf(tmp + len, 16, ".tmp.%06x", (unsigned)(rand() ^ (tries * 0x9E37)) & 0xFFFFFF);
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0) return 0;
+        if (errno != EEXIST) return -1;
+    }
+    return -1;
+}
+
 int writer_save(const model_t *m, const char *path, save_opts_t *s)
 {
     size_t len = strlen(path);
     char *tmp = xmalloc(len + 16);
     snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
+    bool named;
+    int fd = open_unfinished(path, tmp, &named);
     if (fd < 0) {
         snprintf(s->err, sizeof s->err, "cannot create a temporary file beside %s: %s", path, strerror(errno));
         free(tmp);
         return -1;
     }
-    if (s->tmp_path) *s->tmp_path = tmp;
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
+    if (named && s->tmp_path) *s->tmp_path = tmp;
+    const char *what = named ? tmp : "the temporary file";
     FILE *fp = fdopen(fd, "wb");
     tfile_t tf;
     int rc = -1;
     if (!fp || tfile_open(&tf, fp, s->level, s->streams) < 0) {
-        snprintf(s->err, sizeof s->err, "cannot write %s: %s", tmp, strerror(errno));
+        snprintf(s->err, sizeof s->err, "cannot write %s: %s", what, strerror(errno));
         if (fp) fclose(fp);
         else close(fd);
-        unlink(tmp);
+        if (named) unlink(tmp);
         goto out;
     }
     writer_write_trace(m, &tf);
@@ -761,14 +808,24 @@ int writer_save(const model_t *m, const char *path, save_opts_t *s)
         tf.err_what = "flushing the file";
         cerr = -1;
     }
+    if (cerr == 0 && !named) {
+        if (name_finished(fileno(fp), tmp, len) != 0) {
+            tf.err = errno;
+            tf.err_what = "naming the finished file";
+            cerr = -1;
+        } else {
+            named = true;
+            if (s->tmp_path) *s->tmp_path = tmp;
+        }
+    }
     if (fclose(fp) != 0 && cerr == 0) {
         tf.err = errno;
         tf.err_what = "closing the file";
         cerr = -1;
     }
     if (cerr) {
-        snprintf(s->err, sizeof s->err, "%s failed for %s: %s", tf.err_what, tmp, strerror(tf.err));
-        unlink(tmp);
+        snprintf(s->err, sizeof s->err, "%s failed for %s: %s", tf.err_what, named ? tmp : what, strerror(tf.err));
+        if (named) unlink(tmp);
         goto out;
     }
     if (rename(tmp, path) != 0) {

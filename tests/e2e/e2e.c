@@ -32,10 +32,11 @@ typedef struct {
     int err;        /* read end of the child's stderr */
 } proc_t;
 
-/* Start argv[0] with stdin and stdout on /dev/null and stderr on a pipe.
- * fsize_limit > 0: the files it writes cannot grow past that many bytes
- * (a full disk, as far as it can tell: writes fail with EFBIG). */
-static proc_t spawn_limited(char *const argv[], rlim_t fsize_limit)
+/* Start argv[0] with stdin and stdout on /dev/null and stderr on a pipe
+ * (stdout too if stdout_too). fsize_limit > 0: the files it writes cannot
+ * grow past that many bytes (a full disk, as far as it can tell: writes
+ * fail with EFBIG). */
+static proc_t spawn_opts(char *const argv[], rlim_t fsize_limit, bool stdout_too)
 {
     int p[2];
     ck_assert_int_eq(pipe(p), 0);
@@ -49,7 +50,7 @@ static proc_t spawn_limited(char *const argv[], rlim_t fsize_limit)
         }
         int null = open("/dev/null", O_RDWR);
         dup2(null, STDIN_FILENO);
-        dup2(null, STDOUT_FILENO);
+        dup2(stdout_too ? p[1] : null, STDOUT_FILENO);
         dup2(p[1], STDERR_FILENO);
         close(p[0]);
         execv(argv[0], argv);
@@ -59,7 +60,8 @@ static proc_t spawn_limited(char *const argv[], rlim_t fsize_limit)
     return r;
 }
 
-static proc_t spawn(char *const argv[]) { return spawn_limited(argv, 0); }
+static proc_t spawn_limited(char *const argv[], rlim_t fsize_limit) { return spawn_opts(argv, fsize_limit, false); }
+static proc_t spawn(char *const argv[]) { return spawn_opts(argv, 0, false); }
 
 static double now_s(void)
 {
@@ -1069,6 +1071,50 @@ START_TEST(full_disk_fails_cleanly_and_says_what_the_spool_holds)
 }
 END_TEST
 
+/* Wait (at most `seconds`) until the process writes `what` on its pipe. */
+static bool wait_for_output(int fd, const char *what, double seconds)
+{
+    char buf[8192];
+    size_t n = 0;
+    const double end = now_s() + seconds;
+    while (now_s() < end) {
+        struct pollfd pf = { .fd = fd, .events = POLLIN };
+        if (poll(&pf, 1, 5) <= 0) continue;
+        if (n > sizeof buf / 2) {       /* keep the tail, where `what` may start */
+            memmove(buf, buf + n - 256, 256);
+            n = 256;
+        }
+        ssize_t k = read(fd, buf + n, sizeof buf - n - 1);
+        if (k <= 0) return false;
+        n += (size_t)k;
+        buf[n] = '\0';
+        if (strstr(buf, what)) return true;
+    }
+    return false;
+}
+
+/* SIGKILL while saving: no file is left under a temporary name (it has
+ * none until it is complete), and the output is either absent or whole. */
+START_TEST(killed_while_saving_leaves_no_temporary_file)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", "zones", "--zones", "3000000", "--threads", "2", "-q", NULL);
+    char *argv[] = { (char *)prog.capture, "-o", t.out, "-p", c.port, NULL };
+    proc_t p = spawn_opts(argv, 0, true);
+    ck_assert(wait_for_output(p.err, "Saving trace", 30));
+    usleep(20000);
+    kill(p.pid, SIGKILL);
+    wait_exit(p.pid, 30);
+    close(p.err);
+    client_finish(&c);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "ls %s | grep -q '\\.tmp\\.'", t.dir);
+    ck_assert_msg(system(cmd) != 0, "a temporary file was left in %s", t.dir);
+    if (file_exists(t.out)) ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    tmp_remove(&t);
+}
+END_TEST
+
 static Suite *e2e_suite(void)
 {
     Suite *s = suite_create("end to end");
@@ -1108,6 +1154,7 @@ static Suite *e2e_suite(void)
     tcase_add_test(tc, sighup_saves_a_stalled_capture);
     tcase_add_test(tc, vanished_output_directory_keeps_the_spool);
     tcase_add_test(tc, full_disk_fails_cleanly_and_says_what_the_spool_holds);
+    tcase_add_test(tc, killed_while_saving_leaves_no_temporary_file);
     suite_add_tcase(s, tc);
     return s;
 }
