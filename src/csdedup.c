@@ -35,25 +35,16 @@ static uint64_t payload_number(csdedup_t *d, const uint8_t *p, uint16_t n)
 
 #define SKIP_WITHOUT_PAYLOADS 15
 
-/* The walk sizes most events by one table look-up; the string and payload
- * forms, and anything invalid, go through event_size(). */
-static void fill_fixed_sizes(csdedup_t *d)
-{
-    for (unsigned t = 0; t < EV_TYPE_COUNT && t < 256; t++) {
-        const bool variable = t >= EV_STRING_DATA || t == EV_SINGLE_STRING_DATA || t == EV_SECOND_STRING_DATA ||
-                              t == EV_SINGLE_STRING_DATA8 || t == EV_SECOND_STRING_DATA8;
-        d->fixed[t] = variable ? 0 : proto_event_size[t];
-    }
-    d->ready = true;
-}
-
 size_t csdedup_frame(csdedup_t *d, uint8_t *p, size_t n)
 {
     if (d->skip) {
         d->skip--;
         return 0;
     }
-    if (!d->ready) fill_fixed_sizes(d);
+    if (!d->ready) {
+        event_fixed_sizes(d->fixed);
+        d->ready = true;
+    }
     size_t off = 0, found = 0;
     while (off < n) {
         size_t size = d->fixed[p[off]];

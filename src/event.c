@@ -12,6 +12,16 @@
 void event_decoder_init(event_decoder_t *d, model_t *m)
 {
     *d = (event_decoder_t){ .model = m };
+    event_fixed_sizes(d->fixed);
+}
+
+void event_fixed_sizes(uint8_t out[256])
+{
+    for (unsigned t = 0; t < 256; t++) {
+        const bool variable = t >= EV_STRING_DATA || t == EV_SINGLE_STRING_DATA || t == EV_SECOND_STRING_DATA ||
+                              t == EV_SINGLE_STRING_DATA8 || t == EV_SECOND_STRING_DATA8;
+        out[t] = t < EV_TYPE_COUNT && !variable ? proto_event_size[t] : 0;
+    }
 }
 
 int64_t event_delta64(int64_t v)
@@ -336,7 +346,8 @@ int event_decode_frame(event_decoder_t *d, const uint8_t *p, size_t n, size_t *w
                 continue;
             }
         }
-        const size_t size = size_at(p + off, n - off, err, errlen);
+        size_t size = d->fixed[type];
+        if (size == 0 || size > n - off) size = size_at(p + off, n - off, err, errlen);
         if (size == 0) {
             *where = off;
             return -1;

@@ -13,6 +13,7 @@ typedef struct {
     model_t *model;
     int64_t ref_thread, ref_serial, ref_ctx, ref_gpu;  /* protocol-82.md 6.2 */
     size_t numbered_until;      /* this frame's payloads numbered by csdedup.c */
+    uint8_t fixed[256];         /* event_fixed_sizes() */
 } event_decoder_t;
 
 void event_decoder_init(event_decoder_t *d, model_t *m);
@@ -29,6 +30,11 @@ int event_decode_frame(event_decoder_t *d, const uint8_t *p, size_t n, size_t *w
  * protocol-82 type or it does not fit in `left` bytes (err says which;
  * err may be NULL with errlen 0). */
 size_t event_size(const uint8_t *p, size_t left, char *err, size_t errlen);
+
+/* The size of every fixed-size event type by type byte; 0 for the
+ * string and payload forms and for bytes that are no protocol-82 type
+ * (event_size() decides those). */
+void event_fixed_sizes(uint8_t out[256]);
 
 /* Decode a compact zone/sample time delta (protocol-82.md 6.3). */
 int64_t event_delta64(int64_t v);

@@ -209,6 +209,26 @@ START_TEST(every_wire_type_has_a_size)
 }
 END_TEST
 
+START_TEST(fixed_size_table_agrees_with_event_size)
+{
+    uint8_t fixed[256], ev[64] = {0};
+    event_fixed_sizes(fixed);
+    for (unsigned t = 0; t < 256; t++) {
+        ev[0] = (uint8_t)t;
+        const size_t full = event_size(ev, sizeof ev, NULL, 0);
+        if (fixed[t]) ck_assert_uint_eq(fixed[t], full);
+        else if (t < EV_TYPE_COUNT && proto_event_size[t]) ck_assert(t >= EV_STRING_DATA || t == EV_SINGLE_STRING_DATA ||
+                                                                    t == EV_SECOND_STRING_DATA ||
+                                                                    t == EV_SINGLE_STRING_DATA8 ||
+                                                                    t == EV_SECOND_STRING_DATA8);
+        else ck_assert_uint_eq(full, 0);
+    }
+    ck_assert_uint_eq(fixed[EV_ZONE_BEGIN], 17);
+    ck_assert_uint_eq(fixed[EV_STRING_DATA], 0);
+    ck_assert_uint_eq(fixed[201], 0);
+}
+END_TEST
+
 START_TEST(time_conversion_truncates_like_upstream)
 {
     fixture_t f;
@@ -324,6 +344,7 @@ Suite *event_suite(void)
     tcase_add_test(tc, unknown_type_is_named_with_its_offset);
     tcase_add_test(tc, truncated_event_is_an_error);
     tcase_add_test(tc, every_wire_type_has_a_size);
+    tcase_add_test(tc, fixed_size_table_agrees_with_event_size);
     tcase_add_test(tc, time_conversion_truncates_like_upstream);
     tcase_add_test(tc, payloads_numbered_ahead_name_the_same_stacks);
     tcase_add_test(tc, unnumbered_payloads_find_numbered_stacks);
