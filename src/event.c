@@ -15,7 +15,7 @@ void event_decoder_init(event_decoder_t *d, model_t *m)
 
 int64_t event_delta64(int64_t v)
 {
-    return v >= 0 ? v + PROTO_OFFSET_32BIT : v;
+    return v >= 0 ? add_wrap(v, PROTO_OFFSET_32BIT) : v;
 }
 
 /* abs = ref + delta; ref = abs */

@@ -17,7 +17,7 @@
 /* Delta-coded time: write t - ref, then ref = t (file spec section 4). */
 static void put_time(tfile_t *f, int64_t *ref, int64_t t)
 {
-    tfile_i64(f, t - *ref);
+    tfile_i64(f, sub_wrap(t, *ref));
     *ref = t;
 }
 
@@ -325,14 +325,14 @@ static void write_timeline(const model_t *m, const thread_t *t, tfile_t *f)
     int64_t ref = 0;
     tfile_u32(f, top);
     zlog_reader_t r;
-    zlog_rec_t rec;
+    zlog_rec_t rec = { 0 };
     zlog_reader_init(&r, t->log_head);
     while (zlog_next(&r, &rec)) {
         const int64_t time = model_time(m, rec.time);
         if (rec.begin) {
             uint8_t b[18];
             const int16_t sl = rec.srcloc;
-            const int64_t d = time - ref;
+            const int64_t d = sub_wrap(time, ref);
             memcpy(b, &sl, 2);
             memcpy(b + 2, &d, 8);
             memcpy(b + 10, &rec.extra, 4);
@@ -513,7 +513,7 @@ static void write_pool(const mem_pool_t *p, tfile_t *f)
         tfile_int24(f, e->cs_alloc);
         tfile_int24(f, e->cs_free);
         put_time(f, &ref, e->time_alloc);
-        tfile_i64(f, e->time_free < 0 ? e->time_free : e->time_free - e->time_alloc);
+        tfile_i64(f, e->time_free < 0 ? e->time_free : sub_wrap(e->time_free, e->time_alloc));
         tfile_u16(f, e->thread_alloc);
         tfile_u16(f, e->thread_free);
     }
