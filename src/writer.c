@@ -28,6 +28,12 @@ static void put_string(tfile_t *f, const char *s)
     tfile_write(f, s, n);
 }
 
+/* A byte blob the model may hold as NULL when empty (memcpy wants a pointer). */
+static void put_blob(tfile_t *f, const void *p, size_t n)
+{
+    if (n) tfile_write(f, p, n);
+}
+
 enum { REF_NONE = 0, REF_PTR = 2, REF_IDX = 3 };
 
 static void put_stringref(tfile_t *f, uint64_t value, uint8_t flags)
@@ -576,7 +582,7 @@ static void write_app_info_and_images(const model_t *m, tfile_t *f)
         tfile_u16(f, img->h);
         tfile_u8(f, img->flip);
         const size_t need = (size_t)img->w * img->h / 2;
-        tfile_write(f, img->data, need < img->len ? need : img->len);
+        put_blob(f, img->data, need < img->len ? need : img->len);
         for (size_t k = img->len; k < need; k++) tfile_u8(f, 0);
     }
 }
@@ -673,7 +679,7 @@ static void write_symbols(const model_t *m, tfile_t *f)
     for (size_t i = 0; i < m->symbol_code.n; i++) {
         tfile_u64(f, m->symbol_code_addrs.v[i]);
         tfile_u32(f, (uint32_t)m->symbol_code.v[i].n);
-        tfile_write(f, m->symbol_code.v[i].p, m->symbol_code.v[i].n);
+        put_blob(f, m->symbol_code.v[i].p, m->symbol_code.v[i].n);
     }
     tfile_u64(f, m->code_symbol_map.n);
     uint64_t k, v;
@@ -693,7 +699,7 @@ static void write_source_files(const model_t *m, tfile_t *f)
         tfile_u32(f, len);
         tfile_write(f, name, len);
         tfile_u32(f, (uint32_t)m->source_data.v[i].n);
-        tfile_write(f, m->source_data.v[i].p, m->source_data.v[i].n);
+        put_blob(f, m->source_data.v[i].p, m->source_data.v[i].n);
     }
 }
 

@@ -6,11 +6,14 @@
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model.h"
 #include "proto.h"
 #include "unit.h"
+#include "writer.h"
 
 typedef struct {
     queryq_t q;
@@ -68,12 +71,36 @@ START_TEST(context_switch_running_time_wraps)
 }
 END_TEST
 
+/* Symbol code of 0 bytes (kept as a NULL buffer) is written as an empty blob. */
+START_TEST(empty_symbol_code_is_written)
+{
+    fixture_t f;
+    setup(&f, 1.0, 0);
+    model_symbol_code(&f.m, 0x1000, (const uint8_t *)"", 0);
+    ck_assert_uint_eq(f.m.symbol_code.n, 1);
+    ck_assert_ptr_null(f.m.symbol_code.v[0].p);
+    model_finish(&f.m);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    tfile_t t;
+    ck_assert_int_eq(tfile_open(&t, fp, 1, 0), 0);
+    writer_write_trace(&f.m, &t);
+    ck_assert_int_eq(tfile_close(&t), 0);
+    fclose(fp);
+    ck_assert_uint_gt(len, 6);
+    free(buf);
+    teardown(&f);
+}
+END_TEST
+
 Suite *fuzz_regressions_suite(void)
 {
     Suite *s = suite_create("fuzz regressions");
     TCase *tc = tcase_create("fuzz regressions");
     tcase_add_test(tc, time_out_of_range_converts_to_int64_min);
     tcase_add_test(tc, context_switch_running_time_wraps);
+    tcase_add_test(tc, empty_symbol_code_is_written);
     suite_add_tcase(s, tc);
     return s;
 }
