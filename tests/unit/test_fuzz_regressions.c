@@ -71,6 +71,23 @@ START_TEST(context_switch_running_time_wraps)
 }
 END_TEST
 
+/* Two power reports of one name 2^63 + 4.7e16 ns apart. */
+START_TEST(power_plot_interval_wraps)
+{
+    fixture_t f;
+    setup(&f, 1.0, 0);
+    model_sys_power(&f.m, INT64_MIN, 10, 0x99);
+    model_sys_power(&f.m, 46795508789073352, 10, 0x99);
+    const uint64_t *v = hmap_get(&f.m.power_map, 0x99);
+    ck_assert_ptr_nonnull(v);
+    const plot_t *p = f.m.plots[*v];
+    ck_assert_uint_eq(p->points.n, 1);
+    const int64_t dt = (int64_t)((uint64_t)46795508789073352 - (uint64_t)INT64_MIN);
+    ck_assert(p->points.v[0].val == 10 * 1000.0 / (double)dt);
+    teardown(&f);
+}
+END_TEST
+
 /* Symbol code of 0 bytes (kept as a NULL buffer) is written as an empty blob. */
 START_TEST(empty_symbol_code_is_written)
 {
@@ -100,6 +117,7 @@ Suite *fuzz_regressions_suite(void)
     TCase *tc = tcase_create("fuzz regressions");
     tcase_add_test(tc, time_out_of_range_converts_to_int64_min);
     tcase_add_test(tc, context_switch_running_time_wraps);
+    tcase_add_test(tc, power_plot_interval_wraps);
     tcase_add_test(tc, empty_symbol_code_is_written);
     suite_add_tcase(s, tc);
     return s;
