@@ -10,8 +10,9 @@
 #              FUZZ_MAX_LEN (65536), FUZZ_TIMEOUT (10 s per input), FUZZ_RSS_MB (2048),
 #              FUZZ_NICE (19), FUZZ_ARGS (more libFuzzer flags)
 # Outputs, all under BUILD/fuzz-out/: corpus/TARGET (kept between runs, so
-# a later run goes on from it), crashes/TARGET/ (crash-*, leak-*,
-# timeout-*, oom-* inputs), TARGET.log (libFuzzer's output).
+# a later run goes on from it; fuzz-write also reads corpus/session),
+# crashes/TARGET/ (crash-*, leak-*, timeout-*, oom-* inputs), TARGET.log
+# (libFuzzer's output).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -42,11 +43,14 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 summary=""
 for t in $targets; do
     case $t in frame) kind=frame ;; session|write) kind=session ;; *) echo "unknown target $t" >&2; exit 2 ;; esac
+    # the writer also starts from what fuzz-session found (same input format)
+    extra=
+    [ "$t" = write ] && [ -d "$out/corpus/session" ] && extra=$out/corpus/session
     mkdir -p "$out/corpus/$t" "$out/crashes/$t"
     log=$out/$t.log
     cmd="nice -n ${FUZZ_NICE:-19} $fz/fuzz-$t -max_total_time=$seconds -max_len=$max_len \
 -timeout=${FUZZ_TIMEOUT:-10} -rss_limit_mb=${FUZZ_RSS_MB:-2048} -print_final_stats=1 \
--artifact_prefix=$out/crashes/$t/ ${FUZZ_ARGS:-} $out/corpus/$t $fz/seeds/$kind"
+-artifact_prefix=$out/crashes/$t/ ${FUZZ_ARGS:-} $out/corpus/$t $fz/seeds/$kind $extra"
     echo "== fuzz-$t for $minutes min: $cmd"
     touch "$log.start"
     set +e
