@@ -26,7 +26,7 @@ void event_fixed_sizes(uint8_t out[256])
 
 int64_t event_delta64(int64_t v)
 {
-    return v >= 0 ? v + PROTO_OFFSET_32BIT : v;
+    return v >= 0 ? add_wrap(v, PROTO_OFFSET_32BIT) : v;
 }
 
 /* abs = ref + delta; ref = abs */

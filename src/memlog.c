@@ -73,7 +73,7 @@ static void seal_one(memlog_t *l, const mem_event_t *e, uint64_t ordinal)
 {
     uint8_t *p = reserve(l), *q = p;
     q += varint_put(q, zigzag((int64_t)(e->ptr - l->prev_ptr)));
-    q += varint_put(q, zigzag(e->time_alloc - l->prev_time));
+    q += varint_put(q, zigzag(sub_wrap(e->time_alloc, l->prev_time)));
     q += varint_put(q, e->size);
     q += varint_put(q, cs_local(&l->cs_alloc, e->cs_alloc));
     if (e->time_free < 0) {
@@ -85,7 +85,7 @@ static void seal_one(memlog_t *l, const mem_event_t *e, uint64_t ordinal)
         const bool same = e->thread_free == e->thread_alloc;
         q += varint_put(q, (uint64_t)e->thread_alloc << 2 | (same ? SEAL_SAME : SEAL_OTHER));
         if (!same) q += varint_put(q, e->thread_free);
-        q += varint_put(q, zigzag(e->time_free - e->time_alloc));
+        q += varint_put(q, zigzag(sub_wrap(e->time_free, e->time_alloc)));
         q += varint_put(q, cs_local(&l->cs_free, e->cs_free));
     }
     l->prev_ptr = e->ptr;
@@ -143,7 +143,7 @@ bool memlog_next(memlog_reader_t *r, mem_event_t *e)
     }
     const uint8_t *p = r->p;
     r->ptr += (uint64_t)unzigzag(varint_get(&p));
-    r->time += unzigzag(varint_get(&p));
+    r->time = add_wrap(r->time, unzigzag(varint_get(&p)));
     e->ptr = r->ptr;
     e->time_alloc = r->time;
     e->size = varint_get(&p);
@@ -152,7 +152,7 @@ bool memlog_next(memlog_reader_t *r, mem_event_t *e)
     e->thread_alloc = (uint16_t)(head >> 2);
     if ((head & 3) != SEAL_LIVE) {
         e->thread_free = (head & 3) == SEAL_SAME ? e->thread_alloc : (uint16_t)varint_get(&p);
-        e->time_free = e->time_alloc + unzigzag(varint_get(&p));
+        e->time_free = add_wrap(e->time_alloc, unzigzag(varint_get(&p)));
         e->cs_free = cs_capture(&l->cs_free, varint_get(&p));
     } else {
         const mem_late_t *late = &l->lates.v[*hmap_get(&l->late, r->next)];

@@ -168,7 +168,7 @@ void model_welcome(model_t *m, const uint8_t *w)
     m->timer_mul = ldf64(w + 0);
     m->base_time = ldi64(w + 8);
     int64_t init_end = ldi64(w + 16);
-    m->resolution = (int64_t)((double)ld64(w + 24) * m->timer_mul);
+    m->resolution = f64_to_i64((double)ld64(w + 24) * m->timer_mul);
     m->capture_time = ld64(w + 32);
     m->exec_time = ld64(w + 40);
     m->pid = ld64(w + 48);

@@ -525,7 +525,7 @@ void model_on_demand(model_t *m, const uint8_t *payload);
 /* Time conversion: client ticks to ns since the capture's base time. */
 static inline int64_t model_time(const model_t *m, int64_t ticks)
 {
-    return (int64_t)((double)(ticks - m->base_time) * m->timer_mul);
+    return f64_to_i64((double)sub_wrap(ticks, m->base_time) * m->timer_mul);
 }
 static inline void model_raise_time(model_t *m, int64_t t)
 {

@@ -212,7 +212,7 @@ void model_frame_image(model_t *m, uint32_t frame, uint16_t w, uint16_t h, uint8
         return;
     }
     m->image_staged = false;
-    const int64_t fidx = (int64_t)frame - (int64_t)m->frame_offset + 1;
+    const int64_t fidx = add_wrap(sub_wrap((int64_t)frame, (int64_t)m->frame_offset), 1);
     if (m->on_demand && fidx <= 1) return;
     if (fidx <= 0) {
         model_failure(m, "frame image for frame %lld before the first frame", (long long)fidx);

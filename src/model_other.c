@@ -209,7 +209,7 @@ static gpu_ctx_t *gpu_ctx(model_t *m, uint8_t context, const char *what)
 /* GPU ticks, period-scaled (upstream truncates through double). */
 static int64_t gpu_scaled(const gpu_ctx_t *c, int64_t ticks)
 {
-    return c->has_period ? (int64_t)((double)c->period * (double)ticks) : ticks;
+    return c->has_period ? f64_to_i64((double)c->period * (double)ticks) : ticks;
 }
 
 void model_gpu_new_context(model_t *m, int64_t cpu_ticks, int64_t gpu_ticks, uint32_t thread,
@@ -225,9 +225,9 @@ void model_gpu_new_context(model_t *m, int64_t cpu_ticks, int64_t gpu_ticks, uin
     c->period = period;
     c->has_period = period != 1.0f;
     c->has_calibration = flags & 1;
-    const int64_t gpu = period == 1.0f ? gpu_ticks : (int64_t)((double)period * (double)gpu_ticks);
+    const int64_t gpu = period == 1.0f ? gpu_ticks : f64_to_i64((double)period * (double)gpu_ticks);
     const int64_t cpu = model_time(m, cpu_ticks);
-    c->time_diff = cpu - gpu;
+    c->time_diff = sub_wrap(cpu, gpu);
     c->calibrated_gpu = gpu;
     c->calibrated_cpu = cpu;
     c->calibration_mod = 1.0;
@@ -312,7 +312,7 @@ void model_gpu_time(model_t *m, int64_t gpu_ticks, uint16_t query_id, uint8_t co
     gpu_ctx_t *c = gpu_ctx(m, context, "GpuTime");
     if (!c) return;
     int64_t tgpu = gpu_ticks;
-    if (tgpu < c->last_gpu_time - (int64_t)(1u << 31)) {
+    if (tgpu < sub_wrap(c->last_gpu_time, (int64_t)(1u << 31))) {
         if (c->overflow == 0) {
             unsigned lz = c->last_gpu_time ? (unsigned)__builtin_clzll((uint64_t)c->last_gpu_time) : 64;
             c->overflow = lz == 0 ? 0 : 1ULL << (64 - lz);
@@ -320,16 +320,16 @@ void model_gpu_time(model_t *m, int64_t gpu_ticks, uint16_t query_id, uint8_t co
         c->overflow_mul++;
     }
     c->last_gpu_time = tgpu;
-    if (c->overflow) tgpu += (int64_t)(c->overflow * c->overflow_mul);
+    if (c->overflow) tgpu = add_wrap(tgpu, (int64_t)(c->overflow * c->overflow_mul));
 
     int64_t t;
     if (!c->has_period) {
-        t = !c->has_calibration ? tgpu + c->time_diff
-            : (int64_t)((double)(tgpu - c->calibrated_gpu) * c->calibration_mod + (double)c->calibrated_cpu);
+        t = !c->has_calibration ? add_wrap(tgpu, c->time_diff)
+            : f64_to_i64((double)sub_wrap(tgpu, c->calibrated_gpu) * c->calibration_mod + (double)c->calibrated_cpu);
     } else {
         const double scaled = (double)c->period * (double)tgpu;
-        t = !c->has_calibration ? (int64_t)scaled + c->time_diff
-            : (int64_t)((scaled - (double)c->calibrated_gpu) * c->calibration_mod + (double)c->calibrated_cpu);
+        t = !c->has_calibration ? add_wrap(f64_to_i64(scaled), c->time_diff)
+            : f64_to_i64((scaled - (double)c->calibrated_gpu) * c->calibration_mod + (double)c->calibrated_cpu);
     }
     uint32_t zi = c->query[query_id];
     c->query[query_id] = 0;
@@ -355,7 +355,7 @@ void model_gpu_calibration(model_t *m, int64_t gpu_ticks, int64_t cpu_ticks, int
     gpu_ctx_t *c = gpu_ctx(m, context, "GpuCalibration");
     if (!c) return;
     const int64_t g = gpu_scaled(c, gpu_ticks);
-    c->calibration_mod = (double)cpu_delta / (double)(g - c->calibrated_gpu);
+    c->calibration_mod = (double)cpu_delta / (double)sub_wrap(g, c->calibrated_gpu);
     c->calibrated_gpu = g;
     c->calibrated_cpu = model_time(m, cpu_ticks);
 }
@@ -364,8 +364,8 @@ void model_gpu_time_sync(model_t *m, int64_t gpu_ticks, int64_t cpu_ticks, uint8
 {
     gpu_ctx_t *c = gpu_ctx(m, context, "GpuTimeSync");
     if (!c) return;
-    const int64_t g = c->period == 1.0f ? gpu_ticks : (int64_t)((double)c->period * (double)gpu_ticks);
-    c->time_diff = model_time(m, cpu_ticks) - g;
+    const int64_t g = c->period == 1.0f ? gpu_ticks : f64_to_i64((double)c->period * (double)gpu_ticks);
+    c->time_diff = sub_wrap(model_time(m, cpu_ticks), g);
     c->last_gpu_time = 0;
     c->overflow = 0;
     c->overflow_mul = 0;
@@ -467,11 +467,11 @@ static void switch_out(model_t *m, int64_t t, uint64_t thread, uint8_t cpu, uint
         item->end = t;
         item->reason = (int8_t)reason;
         item->state = (int8_t)state;
-        const int64_t dt = t - item->start;
-        ts->running_time += dt;
+        const int64_t dt = sub_wrap(t, item->start);
+        ts->running_time = add_wrap(ts->running_time, dt);
         cpu_thread_stats_t *st = cpu_stats_for(m, thread);
         st->regions++;
-        st->running_time += dt;
+        st->running_time = add_wrap(st->running_time, dt);
     }
     if (m->cpu_switches[cpu].n) m->cpu_switches[cpu].v[m->cpu_switches[cpu].n - 1].end = t;
 }
@@ -622,7 +622,7 @@ void model_fiber_leave(model_t *m, int64_t ticks, uint32_t thread)
     if (ts->v.n) {
         ctx_switch_t *item = &ts->v.v[ts->v.n - 1];
         item->end = t;
-        ts->running_time += t - item->start;
+        ts->running_time = add_wrap(ts->running_time, sub_wrap(t, item->start));
     }
     host->fiber = NULL;
 }

@@ -107,7 +107,7 @@ void model_sys_power(model_t *m, int64_t ticks, uint64_t delta, uint64_t name)
     }
     plot_t *p = m->plots[*v];
     int64_t *last = &m->power_last.v[p->power_slot - 1];
-    const int64_t dt = t - *last;
+    const int64_t dt = sub_wrap(t, *last);
     *last = t;
     model_raise_time(m, t);
     insert_point(p, t, (double)delta * 1000.0 / (double)dt);

@@ -83,7 +83,7 @@ static inline uint8_t *zlog_begin(thread_t *t, int16_t srcloc, int64_t start)
         *tag = ZL_BEGIN | ZL_SRCLOC_ESCAPE;
         q = put_varint(q, zs);
     }
-    q = put_varint(q, zigzag(start - t->log_ref));
+    q = put_varint(q, zigzag(sub_wrap(start, t->log_ref)));
     t->log_ref = start;
     zlog_commit(t, q);
     return tag;
@@ -93,7 +93,7 @@ static inline uint8_t *zlog_begin(thread_t *t, int16_t srcloc, int64_t start)
 static inline void zlog_end(thread_t *t, int64_t end, const open_zone_t *z)
 {
     uint8_t *tag = zlog_reserve(t), *q = tag + 1;
-    const uint64_t zd = zigzag(end - t->log_ref);
+    const uint64_t zd = zigzag(sub_wrap(end, t->log_ref));
     uint8_t b = (uint8_t)(zd & 0x1F);
     if (zd >> 5) {
         b |= ZL_MORE;

@@ -24,6 +24,16 @@ static void fail(tfile_t *t, int err, const char *what)
     }
 }
 
+/* Compress one chunk with its stream's context; returns whether it failed. */
+static bool compress_chunk(const tfile_t *t, tfile_stream_t *s, tfile_slot_t *sl)
+{
+    ZSTD_inBuffer in = { sl->in, sl->in_len, 0 };
+    ZSTD_outBuffer out = { sl->out, t->outcap, 0 };
+    size_t rc = ZSTD_compressStream2(s->zc, &out, &in, ZSTD_e_flush);
+    sl->out_len = out.pos;
+    return ZSTD_isError(rc) || rc != 0 || in.pos != in.size;
+}
+
 /* Stream thread: compress chunks s->index, s->index + N, ... as they come. */
 static void *stream_main(void *arg)
 {
@@ -36,13 +46,9 @@ static void *stream_main(void *arg)
         tfile_slot_t *sl = &t->slot[s->next % TFILE_SLOTS];
         pthread_mutex_unlock(&t->lock);
 
-        ZSTD_inBuffer in = { sl->in, sl->in_len, 0 };
-        ZSTD_outBuffer out = { sl->out, t->outcap, 0 };
-        size_t rc = ZSTD_compressStream2(s->zc, &out, &in, ZSTD_e_flush);
-        const bool failed = ZSTD_isError(rc) || rc != 0 || in.pos != in.size;
+        const bool failed = compress_chunk(t, s, sl);
 
         pthread_mutex_lock(&t->lock);
-        sl->out_len = out.pos;
         sl->failed = failed;
         sl->ready = true;
         s->next += (uint64_t)t->streams;
@@ -56,6 +62,7 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams)
 {
     memset(t, 0, sizeof *t);
     t->fp = fp;
+    t->sync = streams == 0;
     t->streams = streams < 1 ? 1 : streams > TFILE_MAX_STREAMS ? TFILE_MAX_STREAMS : streams;
     t->outcap = ZSTD_compressBound(TFILE_CHUNK);
     pthread_mutex_init(&t->lock, NULL);
@@ -78,6 +85,7 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams)
         ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
         ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
         s->zc = c;
+        if (t->sync) continue;
         s->started = pthread_create(&s->thread, NULL, stream_main, s) == 0;
         if (!s->started) {
             errno = EAGAIN;
@@ -136,8 +144,14 @@ static void emit_chunk(tfile_t *t)
 {
     if (t->used == 0) return;
     pthread_mutex_lock(&t->lock);
-    t->slot[t->produced % TFILE_SLOTS].in_len = t->used;
-    pthread_cond_signal(&t->s[t->produced % (uint64_t)t->streams].work);
+    tfile_slot_t *sl = &t->slot[t->produced % TFILE_SLOTS];
+    sl->in_len = t->used;
+    if (t->sync) {
+        sl->failed = compress_chunk(t, &t->s[0], sl);
+        sl->ready = true;
+    } else {
+        pthread_cond_signal(&t->s[t->produced % (uint64_t)t->streams].work);
+    }
     t->produced++;
     /* the next slot must be free: its previous chunk written */
     if (t->produced >= TFILE_SLOTS) write_ready(t, t->produced - TFILE_SLOTS);

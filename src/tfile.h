@@ -4,7 +4,9 @@
  * bytes after the 6-byte header (tracy-file-0.14.md section 1).
  *
  * Compression runs on one thread per stream while the caller goes on
- * producing the payload; blocks are written in chunk order. */
+ * producing the payload; blocks are written in chunk order. With streams
+ * 0, one stream is compressed on the caller's thread (no threads at all;
+ * for the fuzz targets, which write a file per input). */
 #ifndef TC_TFILE_H
 #define TC_TFILE_H
 
@@ -43,6 +45,7 @@ typedef struct {
 struct tfile {
     FILE *fp;
     int streams;
+    bool sync;                  /* compress on the caller's thread (streams 0) */
     tfile_stream_t s[TFILE_MAX_STREAMS];
     tfile_slot_t slot[TFILE_SLOTS];
     size_t outcap;
@@ -61,7 +64,8 @@ struct tfile {
     const char *err_what;
 };
 
-/* Start a container on an open stream. Returns 0 or -1 (errno set). */
+/* Start a container on an open stream (streams 0: one stream, compressed
+ * without threads). Returns 0 or -1 (errno set). */
 int tfile_open(tfile_t *t, FILE *fp, int level, int streams);
 /* Append payload bytes. Failures are remembered and reported by close. */
 void tfile_write_slow(tfile_t *t, const void *p, size_t n);

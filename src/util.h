@@ -63,6 +63,14 @@ static inline int64_t ldi64(const uint8_t *p) { int64_t v; memcpy(&v, p, 8); ret
 static inline float ldf32(const uint8_t *p) { float v; memcpy(&v, p, 4); return v; }
 static inline double ldf64(const uint8_t *p) { double v; memcpy(&v, p, 8); return v; }
 
+/* Arithmetic on client-controlled 64-bit values as upstream's compiled code
+ * does it on x86-64, without the undefined behaviour C leaves it to:
+ * integers wrap, and a double outside the int64 range (or NaN) converts
+ * to INT64_MIN, as cvttsd2si does. */
+static inline int64_t add_wrap(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static inline int64_t sub_wrap(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+static inline int64_t f64_to_i64(double v) { return v >= -0x1p63 && v < 0x1p63 ? (int64_t)v : INT64_MIN; }
+
 /* LEB128 varints, zig-zag for signed values. */
 static inline size_t varint_put(uint8_t *p, uint64_t v)
 {

@@ -17,7 +17,7 @@
 /* Delta-coded time: write t - ref, then ref = t (file spec section 4). */
 static void put_time(tfile_t *f, int64_t *ref, int64_t t)
 {
-    tfile_i64(f, t - *ref);
+    tfile_i64(f, sub_wrap(t, *ref));
     *ref = t;
 }
 
@@ -26,6 +26,12 @@ static void put_string(tfile_t *f, const char *s)
     uint64_t n = strlen(s);
     tfile_u64(f, n);
     tfile_write(f, s, n);
+}
+
+/* A byte blob the model may hold as NULL when empty (memcpy wants a pointer). */
+static void put_blob(tfile_t *f, const void *p, size_t n)
+{
+    if (n) tfile_write(f, p, n);
 }
 
 enum { REF_NONE = 0, REF_PTR = 2, REF_IDX = 3 };
@@ -325,14 +331,14 @@ static void write_timeline(const model_t *m, const thread_t *t, tfile_t *f)
     int64_t ref = 0;
     tfile_u32(f, top);
     zlog_reader_t r;
-    zlog_rec_t rec;
+    zlog_rec_t rec = { 0 };
     zlog_reader_init(&r, t->log_head);
     while (zlog_next(&r, &rec)) {
         const int64_t time = model_time(m, rec.time);
         if (rec.begin) {
             uint8_t b[18];
             const int16_t sl = rec.srcloc;
-            const int64_t d = time - ref;
+            const int64_t d = sub_wrap(time, ref);
             memcpy(b, &sl, 2);
             memcpy(b + 2, &d, 8);
             memcpy(b + 10, &rec.extra, 4);
@@ -510,7 +516,7 @@ static void write_pool(const mem_pool_t *p, tfile_t *f)
     /* One 42-byte record per event, assembled then written at once. */
     uint8_t rec[42];
     while (memlog_next(&r, &ev)) {
-        const int64_t dt = e->time_alloc - ref, life = e->time_free < 0 ? e->time_free : e->time_free - e->time_alloc;
+        const int64_t dt = sub_wrap(e->time_alloc, ref), life = e->time_free < 0 ? e->time_free : sub_wrap(e->time_free, e->time_alloc);
         ref = e->time_alloc;
         memcpy(rec, &e->ptr, 8);
         memcpy(rec + 8, &e->size, 8);
@@ -581,7 +587,7 @@ static void write_app_info_and_images(const model_t *m, tfile_t *f)
         tfile_u16(f, img->h);
         tfile_u8(f, img->flip);
         const size_t need = (size_t)img->w * img->h / 2;
-        tfile_write(f, img->data, need < img->len ? need : img->len);
+        put_blob(f, img->data, need < img->len ? need : img->len);
         for (size_t k = img->len; k < need; k++) tfile_u8(f, 0);
     }
 }
@@ -678,7 +684,7 @@ static void write_symbols(const model_t *m, tfile_t *f)
     for (size_t i = 0; i < m->symbol_code.n; i++) {
         tfile_u64(f, m->symbol_code_addrs.v[i]);
         tfile_u32(f, (uint32_t)m->symbol_code.v[i].n);
-        tfile_write(f, m->symbol_code.v[i].p, m->symbol_code.v[i].n);
+        put_blob(f, m->symbol_code.v[i].p, m->symbol_code.v[i].n);
     }
     tfile_u64(f, m->code_symbol_map.n);
     uint64_t k, v;
@@ -698,7 +704,7 @@ static void write_source_files(const model_t *m, tfile_t *f)
         tfile_u32(f, len);
         tfile_write(f, name, len);
         tfile_u32(f, (uint32_t)m->source_data.v[i].n);
-        tfile_write(f, m->source_data.v[i].p, m->source_data.v[i].n);
+        put_blob(f, m->source_data.v[i].p, m->source_data.v[i].n);
     }
 }
 

@@ -10,7 +10,7 @@
 void writer_write_trace(const model_t *m, tfile_t *f);
 
 typedef struct {
-    int level, streams;                 /* zstd level, stream count */
+    int level, streams;                 /* zstd level, stream count (0: one, no threads) */
     char *volatile *tmp_path;           /* set to the temporary file while it exists */
     uint64_t file_bytes, payload_bytes; /* out */
     char err[512];                      /* out: what failed */

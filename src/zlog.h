@@ -87,7 +87,7 @@ static inline bool zlog_next(zlog_reader_t *r, zlog_rec_t *rec)
     if (rec->begin) {
         const uint8_t s = tag & ZL_SRCLOC_ESCAPE;
         rec->srcloc = (int16_t)unzigzag(s < ZL_SRCLOC_ESCAPE ? s : varint_get(&p));
-        r->ref += unzigzag(varint_get(&p));
+        r->ref = add_wrap(r->ref, unzigzag(varint_get(&p)));
         rec->nchild = rec->extra = 0;
         if (tag & ZL_INFO) {
             /* the slot follows, possibly at the start of the next chunk */
@@ -101,7 +101,7 @@ static inline bool zlog_next(zlog_reader_t *r, zlog_rec_t *rec)
     } else {
         uint64_t zd = tag & 0x1F;
         if (tag & ZL_MORE) zd |= varint_get(&p) << 5;
-        r->ref += unzigzag(zd);
+        r->ref = add_wrap(r->ref, unzigzag(zd));
     }
     rec->time = r->ref;
     r->p = p;

@@ -83,6 +83,35 @@ START_TEST(payload_round_trips_through_four_streams)
 }
 END_TEST
 
+/* streams 0: one stream compressed on the caller's thread, through more
+ * chunks than there are slots. */
+START_TEST(payload_round_trips_without_threads)
+{
+    const size_t n = 40 * 65536 + 5;
+    uint8_t *payload = malloc(n);
+    for (size_t i = 0; i < n; i++) payload[i] = (uint8_t)(i * 29 / 5 ^ (i >> 9));
+    char *buf = NULL;
+    size_t blen = 0;
+    FILE *fp = open_memstream(&buf, &blen);
+    tfile_t t;
+    ck_assert_int_eq(tfile_open(&t, fp, 1, 0), 0);
+    ck_assert(!t.s[0].started);
+    for (size_t off = 0; off < n; off += 1000) tfile_write(&t, payload + off, n - off < 1000 ? n - off : 1000);
+    ck_assert_int_eq(tfile_close(&t), 0);
+    fclose(fp);
+    ck_assert_uint_eq(t.nchunks, 41);
+    size_t got_len;
+    int streams;
+    uint8_t *got = read_back((uint8_t *)buf, blen, &got_len, &streams);
+    ck_assert_int_eq(streams, 1);
+    ck_assert_uint_eq(got_len, n);
+    ck_assert(memcmp(got, payload, n) == 0);
+    free(got);
+    free(payload);
+    free(buf);
+}
+END_TEST
+
 START_TEST(empty_payload_has_no_blocks)
 {
     char *buf = NULL;
@@ -118,6 +147,7 @@ Suite *tfile_suite(void)
     Suite *s = suite_create("file container");
     TCase *tc = tcase_create("container");
     tcase_add_test(tc, payload_round_trips_through_four_streams);
+    tcase_add_test(tc, payload_round_trips_without_threads);
     tcase_add_test(tc, empty_payload_has_no_blocks);
     tcase_add_test(tc, write_errors_are_reported_at_close);
     suite_add_tcase(s, tc);

@@ -9,5 +9,6 @@ Suite *event_suite(void);
 Suite *query_suite(void);
 Suite *tfile_suite(void);
 Suite *model_suite(void);
+Suite *fuzz_regressions_suite(void);
 
 #endif

@@ -1,0 +1,139 @@
+/* fuzz_stream.c - session inputs made into client streams and fed in
+ * splits, the query sink and the session checks (see fuzz.h). */
+#include <lz4.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "proto.h"
+#include "util.h"
+
+size_t fuzz_piece(uint64_t *state, size_t left)
+{
+    uint64_t r = fuzz_rand(state);
+    size_t k;
+    switch (r & 3) {
+    case 0: k = (size_t)(r >> 8) % 8 + 1; break;
+    case 1: k = (size_t)(r >> 8) % 300 + 1; break;
+    case 2: k = (size_t)(r >> 8) % 70000 + 1; break;
+    default: k = left; break;
+    }
+    return k < left ? k : left;
+}
+
+/* Handshake bytes after the status byte: the welcome, and the on-demand
+ * payload when the welcome's flags ask for it. */
+static size_t welcome_size(const uint8_t *welcome, size_t have)
+{
+    size_t need = PROTO_WELCOME_SIZE;
+    if (have > 64 && (welcome[64] & WF_ON_DEMAND)) need += PROTO_ONDEMAND_SIZE;
+    return need < have ? need : have;
+}
+
+typedef struct {
+    uint8_t *p;
+    size_t n, cap;
+} buf_t;
+
+static uint8_t *buf_room(buf_t *b, size_t more)
+{
+    if (b->n + more > b->cap) {
+        b->cap = (b->n + more) * 2;
+        b->p = xrealloc(b->p, b->cap);
+    }
+    return b->p + b->n;
+}
+
+/* Compress plain frames (u32 size + events) as a client does: through a
+ * ring of 3 target frames that wraps past 2 (protocol-82.md 3.2). Sizes
+ * are clamped to the bytes left and to one target frame. */
+static void compress_frames(buf_t *out, const uint8_t *p, size_t n)
+{
+    const size_t ring_size = n < 3 * PROTO_TARGET_FRAME_SIZE ? n + 1 : 3 * PROTO_TARGET_FRAME_SIZE;
+    char *ring = xmalloc(ring_size);
+    LZ4_stream_t *lz4 = LZ4_createStream();
+    size_t off = 0;
+    while (n >= 4) {
+        size_t len = ld32(p);
+        p += 4;
+        n -= 4;
+        if (len > n) len = n;
+        if (len > PROTO_TARGET_FRAME_SIZE) len = PROTO_TARGET_FRAME_SIZE;
+        memcpy(ring + off, p, len);
+        uint8_t *dst = buf_room(out, 4 + (size_t)LZ4_compressBound((int)len));
+        int sz = LZ4_compress_fast_continue(lz4, ring + off, (char *)dst + 4, (int)len,
+                                            LZ4_compressBound((int)len), 1);
+        FUZZ_CHECK(sz > 0, "LZ4 could not compress %zu bytes", len);
+        const uint32_t size = (uint32_t)sz;
+        memcpy(dst, &size, 4);
+        out->n += 4 + (size_t)sz;
+        off += len;
+        if (off > 2 * PROTO_TARGET_FRAME_SIZE) off = 0;
+        p += len;
+        n -= len;
+    }
+    LZ4_freeStream(lz4);
+    free(ring);
+}
+
+const uint8_t *fuzz_client_stream(const uint8_t *in, size_t n, size_t *out_n, uint8_t **owned)
+{
+    *owned = NULL;
+    *out_n = n;
+    if (n == 0 || in[0] != FUZZ_PLAIN) return in;
+    const size_t hs = welcome_size(in + 1, n - 1);
+    buf_t b = { 0 };
+    uint8_t *p = buf_room(&b, 1 + hs);
+    p[0] = HS_WELCOME;
+    memcpy(p + 1, in + 1, hs);
+    b.n = 1 + hs;
+    compress_frames(&b, in + 1 + hs, n - 1 - hs);
+    *owned = b.p;
+    *out_n = b.n;
+    return b.p;
+}
+
+void fuzz_feed_session(session_t *s, const uint8_t *p, size_t n)
+{
+    uint64_t rng = fuzz_hash(p, n < 64 ? n : 64, n);
+    const bool disconnect = rng & 1;
+    size_t fed = 0;
+    while (fed < n && s->state <= SESSION_STREAMING) {
+        size_t k = fuzz_piece(&rng, n - fed);
+        session_feed(s, p + fed, k);
+        fed += k;
+        if (disconnect && fed >= n / 2) session_request_disconnect(s);
+    }
+}
+
+void fuzz_sink(void *ctx, const uint8_t *packets, size_t len)
+{
+    fuzz_sink_t *sink = ctx;
+    FUZZ_CHECK(len > 0 && len % 13 == 0, "query packets of %zu bytes", len);
+    for (size_t i = 0; i < len; i += 13) FUZZ_CHECK(packets[i] <= SQ_DATA_TRANSFER_PART, "query type %u", packets[i]);
+    sink->bytes += len;
+}
+
+void fuzz_check_session(const session_t *s, const fuzz_sink_t *sink)
+{
+    FUZZ_CHECK(sink->bytes == 13 * s->queries.sent, "%llu bytes for %llu queries",
+               (unsigned long long)sink->bytes, (unsigned long long)s->queries.sent);
+    switch (s->state) {
+    case SESSION_HANDSHAKE:
+        FUZZ_CHECK(!s->welcomed, "welcomed during the handshake");
+        break;
+    case SESSION_REJECTED:
+        FUZZ_CHECK(!s->welcomed && s->status != HS_WELCOME, "rejected with status %u", s->status);
+        break;
+    case SESSION_BROKEN:
+        FUZZ_CHECK(s->err[0], "broken without a reason");
+        /* fall through */
+    case SESSION_STREAMING:
+    case SESSION_COMPLETE:
+        FUZZ_CHECK(s->welcomed, "state %d without a welcome", (int)s->state);
+        break;
+    }
+    char why[256];
+    (void)session_waiting(s, why, sizeof why);
+    model_counts_t c;
+    model_count(&s->model, &c);
+}

@@ -1,0 +1,59 @@
+/* fuzz_write.c - fuzz target of the file writer: a session as in
+ * fuzz_session.c, then, once welcomed, the save path of main.c
+ * (model_finish, writer_save; one zstd stream without threads) into a
+ * file in /dev/shm that is removed after each input. The file must be a
+ * valid container whose blocks decompress to the whole payload, which
+ * starts with the 0.14 header. */
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../reader/tfread.h"
+#include "fuzz.h"
+#include "writer.h"
+
+static void check_file(const char *path, const save_opts_t *so)
+{
+    tfread *r;
+    int open_failed = 0;
+    char err[512];
+    FUZZ_CHECK(tfread_open(&r, path, &open_failed, err, sizeof err) == 0, "%s", err);
+    uint8_t *payload = NULL;
+    size_t len = 0;
+    FUZZ_CHECK(tfread_read_rest(r, &payload, &len) == 0, "%s", tfread_error(r));
+    FUZZ_CHECK(len == so->payload_bytes, "%zu payload bytes read, %llu written", len,
+               (unsigned long long)so->payload_bytes);
+    FUZZ_CHECK(len >= 8 && memcmp(payload, "tracy\0\x0e\0", 8) == 0, "no 0.14 payload header");
+    free(payload);
+    tfread_close(r);
+}
+
+static void save(session_t *s)
+{
+    struct stat st;
+    const char *dir = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : "/tmp";
+    char path[64];
+    snprintf(path, sizeof path, "%s/tracy-fuzz-write-%ld.tracy", dir, (long)getpid());
+    save_opts_t so = { .level = 1, .streams = 0 };
+    model_finish(&s->model);
+    FUZZ_CHECK(writer_save(&s->model, path, &so) == 0, "%s", so.err);
+    check_file(path, &so);
+    unlink(path);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    size_t n;
+    uint8_t *owned;
+    const uint8_t *stream = fuzz_client_stream(data, size, &n, &owned);
+    fuzz_sink_t sink = { 0 };
+    session_t *s = malloc(sizeof *s);
+    session_init(s, fuzz_sink, &sink);
+    fuzz_feed_session(s, stream, n);
+    fuzz_check_session(s, &sink);
+    if (s->welcomed) save(s);
+    session_free(s);
+    free(s);
+    free(owned);
+    return 0;
+}

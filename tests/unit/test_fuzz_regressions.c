@@ -1,0 +1,124 @@
+/* test_fuzz_regressions.c - what the fuzz targets (tests/fuzz) found, each
+ * reduced to its essence. Most are client-controlled times far apart or
+ * out of range: they must wrap, or convert to INT64_MIN, as upstream's
+ * x86-64 code does, instead of overflowing (undefined behaviour, which
+ * the sanitizer builds report). */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "proto.h"
+#include "unit.h"
+#include "writer.h"
+
+typedef struct {
+    queryq_t q;
+    model_t m;
+} fixture_t;
+
+static void setup(fixture_t *f, double timer_mul, int64_t base)
+{
+    queryq_init(&f->q, 1000, NULL, NULL);
+    model_init(&f->m, &f->q);
+    uint8_t w[PROTO_WELCOME_SIZE] = {0};
+    memcpy(w, &timer_mul, 8);
+    memcpy(w + 8, &base, 8);
+    memcpy(w + 16, &base, 8);
+    model_welcome(&f->m, w);
+}
+
+static void teardown(fixture_t *f)
+{
+    model_free(&f->m);
+    queryq_free(&f->q);
+}
+
+/* A hardware sample whose time does not fit in int64 once scaled. */
+START_TEST(time_out_of_range_converts_to_int64_min)
+{
+    fixture_t f;
+    setup(&f, 1e30, 0);
+    ck_assert_int_eq(model_time(&f.m, 5), INT64_MIN);
+    model_hw_sample(&f.m, 0, 0x1234, 5);
+    ck_assert_uint_eq(f.m.hw.n, 1);
+    ck_assert_int_eq(f.m.hw.v[0].v[0].v[0], INT64_MIN);
+    f.m.timer_mul = NAN;
+    ck_assert_int_eq(model_time(&f.m, 5), INT64_MIN);
+    teardown(&f);
+    /* ticks - base wraps */
+    setup(&f, 1.0, -10);
+    ck_assert_int_eq(model_time(&f.m, INT64_MAX), INT64_MIN);
+    teardown(&f);
+}
+END_TEST
+
+/* A thread switched in at -6e18 ns and out at +6e18 ns. */
+START_TEST(context_switch_running_time_wraps)
+{
+    fixture_t f;
+    setup(&f, 1.0, 0);
+    const int64_t in = -6000000000000000000, out = 6000000000000000000;
+    model_context_switch(&f.m, in, 0, 7, 0, 0, 0);
+    model_context_switch(&f.m, out, 7, 0, 0, 0, 0);
+    uint64_t *v = hmap_get(&f.m.switch_map, 7);
+    ck_assert_ptr_nonnull(v);
+    ck_assert_int_eq(f.m.switches.v[*v].running_time, (int64_t)((uint64_t)out - (uint64_t)in));
+    teardown(&f);
+}
+END_TEST
+
+/* Two power reports of one name 2^63 + 4.7e16 ns apart. */
+START_TEST(power_plot_interval_wraps)
+{
+    fixture_t f;
+    setup(&f, 1.0, 0);
+    model_sys_power(&f.m, INT64_MIN, 10, 0x99);
+    model_sys_power(&f.m, 46795508789073352, 10, 0x99);
+    const uint64_t *v = hmap_get(&f.m.power_map, 0x99);
+    ck_assert_ptr_nonnull(v);
+    const plot_t *p = f.m.plots[*v];
+    ck_assert_uint_eq(p->points.n, 1);
+    const int64_t dt = (int64_t)((uint64_t)46795508789073352 - (uint64_t)INT64_MIN);
+    ck_assert(p->points.v[0].val == 10 * 1000.0 / (double)dt);
+    teardown(&f);
+}
+END_TEST
+
+/* Symbol code of 0 bytes (kept as a NULL buffer) is written as an empty blob. */
+START_TEST(empty_symbol_code_is_written)
+{
+    fixture_t f;
+    setup(&f, 1.0, 0);
+    model_symbol_code(&f.m, 0x1000, (const uint8_t *)"", 0);
+    ck_assert_uint_eq(f.m.symbol_code.n, 1);
+    ck_assert_ptr_null(f.m.symbol_code.v[0].p);
+    model_finish(&f.m);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    tfile_t t;
+    ck_assert_int_eq(tfile_open(&t, fp, 1, 0), 0);
+    writer_write_trace(&f.m, &t);
+    ck_assert_int_eq(tfile_close(&t), 0);
+    fclose(fp);
+    ck_assert_uint_gt(len, 6);
+    free(buf);
+    teardown(&f);
+}
+END_TEST
+
+Suite *fuzz_regressions_suite(void)
+{
+    Suite *s = suite_create("fuzz regressions");
+    TCase *tc = tcase_create("fuzz regressions");
+    tcase_add_test(tc, time_out_of_range_converts_to_int64_min);
+    tcase_add_test(tc, context_switch_running_time_wraps);
+    tcase_add_test(tc, power_plot_interval_wraps);
+    tcase_add_test(tc, empty_symbol_code_is_written);
+    suite_add_tcase(s, tc);
+    return s;
+}
