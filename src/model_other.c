@@ -58,8 +58,8 @@ void model_lock_event(model_t *m, uint32_t id, uint32_t thread, int64_t ticks, u
         VEC_PUSH(l->threads, tid);
     }
     if (l->events.n && l->events.v[l->events.n - 1].time > t) {
-        model_failure(m, "lock %u: event time goes back %" PRId64 " ns (kept at the time of the event before)", id,
-                      l->events.v[l->events.n - 1].time - t);
+        model_failure(m, "lock %u: event time goes back %" PRIu64 " ns (kept at the time of the event before)", id,
+                      (uint64_t)l->events.v[l->events.n - 1].time - (uint64_t)t);
         t = l->events.v[l->events.n - 1].time;
     }
     lock_event_t ev = { .time = t, .srcloc = 0, .thread = (uint8_t)ti, .type = kind };

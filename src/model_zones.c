@@ -188,8 +188,8 @@ static void drop_zone(model_t *m, bool callstack)
 static inline int64_t zone_end_time(model_t *m, const thread_t *t, const open_zone_t *z, int64_t ticks)
 {
     if (ticks >= z->start) return ticks;
-    model_failure(m, "zone on thread %" PRIu64 " ends %" PRId64 " ticks before it starts (kept, ending at its last event)",
-                  t->id, z->start - ticks);
+    model_failure(m, "zone on thread %" PRIu64 " ends %" PRIu64 " ticks before it starts (kept, ending at its last event)",
+                  t->id, (uint64_t)z->start - (uint64_t)ticks);
     return t->log_ref > z->start ? t->log_ref : z->start;
 }
 

@@ -56,6 +56,23 @@ START_TEST(time_out_of_range_converts_to_int64_min)
 }
 END_TEST
 
+/* A lock event 1.6e19 ns before the one before it: the warning states the
+ * distance without overflowing, and the time is kept monotonic. */
+START_TEST(lock_time_going_far_back_is_reported_without_overflow)
+{
+    fixture_t f;
+    setup(&f, 1.0, 0);
+    model_lock_announce(&f.m, 1, 0, 0x1000, 0);
+    model_lock_event(&f.m, 1, 7, 6917634582619387904LL, 0, true);
+    model_lock_event(&f.m, 1, 7, -9223231296967486464LL, 1, true);
+    ck_assert_uint_eq(f.m.locks.n, 1);
+    ck_assert_uint_eq(f.m.locks.v[0].events.n, 2);
+    ck_assert_int_eq(f.m.locks.v[0].events.v[1].time, f.m.locks.v[0].events.v[0].time);
+    ck_assert_ptr_nonnull(strstr(f.m.first_failure, "goes back 16140865879586874368 ns"));
+    teardown(&f);
+}
+END_TEST
+
 /* A thread switched in at -6e18 ns and out at +6e18 ns. */
 START_TEST(context_switch_running_time_wraps)
 {
@@ -119,6 +136,7 @@ Suite *fuzz_regressions_suite(void)
     tcase_add_test(tc, context_switch_running_time_wraps);
     tcase_add_test(tc, power_plot_interval_wraps);
     tcase_add_test(tc, empty_symbol_code_is_written);
+    tcase_add_test(tc, lock_time_going_far_back_is_reported_without_overflow);
     suite_add_tcase(s, tc);
     return s;
 }
