@@ -218,6 +218,14 @@ void model_frame_image(model_t *m, uint32_t frame, uint16_t w, uint16_t h, uint8
         model_failure(m, "frame image for frame %lld before the first frame", (long long)fidx);
         return;
     }
+    /* DXT1 data is w*h/2 bytes; upstream would read past shorter data, and
+     * padding it would let a 10-byte event write gigabytes */
+    const size_t need = (size_t)w * h / 2;
+    if (m->image_data.n < need) {
+        model_failure(m, "frame image of %ux%u needs %zu bytes of image data, %zu arrived", w, h, need,
+                      m->image_data.n);
+        return;
+    }
     frame_image_t img = { .w = w, .h = h, .flip = flip, .len = (uint32_t)m->image_data.n };
     img.data = (uint8_t *)xmemdup(m->image_data.p, m->image_data.n);
     uint32_t idx = (uint32_t)m->images.n;

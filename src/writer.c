@@ -586,9 +586,8 @@ static void write_app_info_and_images(const model_t *m, tfile_t *f)
         tfile_u16(f, img->w);
         tfile_u16(f, img->h);
         tfile_u8(f, img->flip);
-        const size_t need = (size_t)img->w * img->h / 2;
-        put_blob(f, img->data, need < img->len ? need : img->len);
-        for (size_t k = img->len; k < need; k++) tfile_u8(f, 0);
+        /* w*h/2 bytes of DXT1; the model keeps no image with less data */
+        put_blob(f, img->data, (size_t)img->w * img->h / 2);
     }
 }
 

@@ -14,6 +14,7 @@
 # crashes/TARGET/ (crash-*, leak-*, timeout-*, oom-* inputs), TARGET.log
 # (libFuzzer's output).
 set -eu
+export LC_ALL=C   # libFuzzer status lines hold raw bytes (dictionary entries)
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 minutes=${1:-20}

@@ -105,6 +105,24 @@ START_TEST(power_plot_interval_wraps)
 }
 END_TEST
 
+/* A 65535x65535 frame image with 8 bytes of data would have been padded
+ * to 2 GiB by the writer: it is dropped as malformed instead. */
+START_TEST(frame_image_shorter_than_its_size_is_dropped)
+{
+    fixture_t f;
+    setup(&f, 1.0, 0);
+    const uint8_t data[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    model_frame_image_data(&f.m, data, sizeof data);
+    model_frame_image(&f.m, 3, 65535, 65535, 0);
+    ck_assert_uint_eq(f.m.images.n, 0);
+    ck_assert_uint_eq(f.m.failures, 1);
+    model_frame_image_data(&f.m, data, sizeof data);
+    model_frame_image(&f.m, 3, 4, 4, 0);
+    ck_assert_uint_eq(f.m.images.n, 1);
+    teardown(&f);
+}
+END_TEST
+
 /* Symbol code of 0 bytes (kept as a NULL buffer) is written as an empty blob. */
 START_TEST(empty_symbol_code_is_written)
 {
@@ -135,6 +153,7 @@ Suite *fuzz_regressions_suite(void)
     tcase_add_test(tc, time_out_of_range_converts_to_int64_min);
     tcase_add_test(tc, context_switch_running_time_wraps);
     tcase_add_test(tc, power_plot_interval_wraps);
+    tcase_add_test(tc, frame_image_shorter_than_its_size_is_dropped);
     tcase_add_test(tc, empty_symbol_code_is_written);
     tcase_add_test(tc, lock_time_going_far_back_is_reported_without_overflow);
     suite_add_tcase(s, tc);
