@@ -60,9 +60,10 @@ size_t fuzz_piece(uint64_t *state, size_t left);
  * stream a newly built one (*owned is then set, to be freed). */
 const uint8_t *fuzz_client_stream(const uint8_t *in, size_t n, size_t *out_n, uint8_t **owned);
 
-/* Feed a client stream into a session in input-derived splits, as
- * recover.c does (stop once the session has ended); with a seed bit set,
- * ask for a disconnect halfway, as a stopped live capture does. */
+/* Feed a client stream into a session in input-derived splits (stop once
+ * the session has ended); with one seed bit set, ask for a disconnect
+ * halfway, as a stopped live capture does; with another, frames go the
+ * live capture's way, their call-stack payloads numbered (csdedup.c). */
 void fuzz_feed_session(session_t *s, const uint8_t *p, size_t n);
 
 /* Query sink that checks and counts packets (ctx: a fuzz_sink_t). */

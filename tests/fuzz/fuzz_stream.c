@@ -3,6 +3,7 @@
 #include <lz4.h>
 #include <string.h>
 
+#include "csdedup.h"
 #include "fuzz.h"
 #include "proto.h"
 #include "util.h"
@@ -92,17 +93,64 @@ const uint8_t *fuzz_client_stream(const uint8_t *in, size_t n, size_t *out_n, ui
     return b.p;
 }
 
+/* The way a live capture feeds the session (netdec.c): frames decoded
+ * apart from it, and their call-stack payloads numbered by csdedup.c in a
+ * copy, before session_feed_frame sees them. */
+typedef struct {
+    session_t *s;
+    csdedup_t dedup;
+    uint8_t *copy;
+} numbered_feed_t;
+
+static int on_numbered_frame(void *ctx, const uint8_t *data, size_t n)
+{
+    numbered_feed_t *f = ctx;
+    memcpy(f->copy, data, n);
+    const size_t numbered = csdedup_frame(&f->dedup, f->copy, n);
+    FUZZ_CHECK(numbered <= n, "%zu of %zu bytes numbered", numbered, n);
+    switch (session_feed_frame(f->s, f->copy, n, f->s->frames.frames, f->s->frames.frame_offset, numbered)) {
+    case SESSION_STREAMING: return 0;
+    case SESSION_COMPLETE: return 1;
+    default: return -1;
+    }
+}
+
+/* session_feed's steps, with the frames going through on_numbered_frame. */
+static void feed_numbered(numbered_feed_t *f, const uint8_t *p, size_t n)
+{
+    session_t *s = f->s;
+    if (s->state == SESSION_HANDSHAKE) {
+        const size_t used = session_feed_handshake(s, p, n);
+        p += used;
+        n -= used;
+        if (s->state == SESSION_STREAMING) {
+            frame_decoder_init(&s->frames, session_frames_offset(s));
+            s->frames_ready = true;
+        }
+    }
+    if (s->state != SESSION_STREAMING || n == 0) return;
+    if (frame_feed(&s->frames, p, n, on_numbered_frame, f) < 0 && s->state == SESSION_STREAMING) {
+        snprintf(s->err, sizeof s->err, "%s", s->frames.err);
+        s->state = SESSION_BROKEN;
+    }
+}
+
 void fuzz_feed_session(session_t *s, const uint8_t *p, size_t n)
 {
     uint64_t rng = fuzz_hash(p, n < 64 ? n : 64, n);
-    const bool disconnect = rng & 1;
+    const bool disconnect = rng & 1, numbered = rng & 2;
+    numbered_feed_t f = { .s = s };
+    if (numbered) f.copy = malloc(PROTO_TARGET_FRAME_SIZE);
     size_t fed = 0;
     while (fed < n && s->state <= SESSION_STREAMING) {
         size_t k = fuzz_piece(&rng, n - fed);
-        session_feed(s, p + fed, k);
+        if (numbered) feed_numbered(&f, p + fed, k);
+        else session_feed(s, p + fed, k);
         fed += k;
         if (disconnect && fed >= n / 2) session_request_disconnect(s);
     }
+    csdedup_free(&f.dedup);
+    free(f.copy);
 }
 
 void fuzz_sink(void *ctx, const uint8_t *packets, size_t len)
