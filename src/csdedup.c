@@ -7,6 +7,12 @@
 #include "event.h"
 #include "proto.h"
 
+void csdedup_init(csdedup_t *d)
+{
+    *d = (csdedup_t){0};
+    event_fixed_sizes(d->fixed);
+}
+
 void csdedup_free(csdedup_t *d)
 {
     for (size_t i = 0; i < d->payloads.n; i++) free(d->payloads.v[i]);
@@ -40,10 +46,6 @@ size_t csdedup_frame(csdedup_t *d, uint8_t *p, size_t n)
     if (d->skip) {
         d->skip--;
         return 0;
-    }
-    if (!d->ready) {
-        event_fixed_sizes(d->fixed);
-        d->ready = true;
     }
     size_t off = 0, found = 0;
     while (off < n) {

@@ -11,7 +11,6 @@
 #ifndef TC_CSDEDUP_H
 #define TC_CSDEDUP_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,10 +21,10 @@ typedef struct {
     hmap_t by_hash;              /* hash (+ probe) -> payload number */
     VEC(uint8_t *) payloads;     /* number -> u16 length + bytes */
     unsigned skip;               /* frames left unwalked (see csdedup.c) */
-    uint8_t fixed[256];          /* size of each fixed-size event type, 0: ask event_size() */
-    bool ready;                  /* fixed[] filled */
+    uint8_t fixed[256];          /* event_fixed_sizes() */
 } csdedup_t;
 
+void csdedup_init(csdedup_t *d);
 void csdedup_free(csdedup_t *d);
 /* Number every CallstackPayload of one decoded frame in place. Returns
  * how many bytes of the frame were walked: every payload before that

@@ -136,6 +136,7 @@ netdec_t *netdec_start(uint64_t base_offset, void (*notify)(void *ctx), void *ct
     pthread_cond_init(&d->input, NULL);
     pthread_cond_init(&d->space, NULL);
     frame_decoder_init(&d->frames, base_offset);
+    csdedup_init(&d->dedup);
     for (int i = 0; i < NETDEC_SLOTS; i++) d->buf[i] = xmalloc(PROTO_TARGET_FRAME_SIZE);
     d->notify = notify;
     d->ctx = ctx;

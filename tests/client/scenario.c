@@ -785,21 +785,28 @@ static void unrecorded_filler(struct tc_client *c, int64_t t)
     }
 }
 
+/* The complete frames the stall and failure scenarios start with (~500
+ * zones), then idle_ms of answering queries. */
+static void send_complete_frames(struct tc_client *c, struct gen *g, int idle_ms)
+{
+    gen_setup(g, c, &normal_flavor, 500);
+    g->io_wait_frame = -1;
+    int64_t start = c->init_end + 1000000;
+    gen_preamble(g, start - 500000);
+    for (long f = 0; f < g->frames && session_active(c); f++) {
+        start = gen_frame(g, f, start, FRAME_NS);
+        session_flush(c);
+    }
+    session_idle(c, idle_ms);
+}
+
 /* stall: complete frames, their queries answered, then silence with the
  * connection open: no events, no keep-alives, no reading, until --seconds
  * pass or the server closes; then the client closes. */
 static void run_stall(struct tc_client *c)
 {
     struct gen g;
-    gen_setup(&g, c, &normal_flavor, 500);
-    g.io_wait_frame = -1;
-    int64_t start = c->init_end + 1000000;
-    gen_preamble(&g, start - 500000);
-    for (long f = 0; f < g.frames && session_active(c); f++) {
-        start = gen_frame(&g, f, start, FRAME_NS);
-        session_flush(c);
-    }
-    session_idle(c, 300);
+    send_complete_frames(c, &g, 300);
     c->man.end_reason = "stall";
     const int64_t end = tc_now_ns() + (int64_t)(c->opt.seconds * 1e9);
     while (wire_alive(c) && tc_now_ns() < end) {
@@ -814,15 +821,7 @@ static void run_stall(struct tc_client *c)
 static void run_failure(struct tc_client *c)
 {
     struct gen g;
-    gen_setup(&g, c, &normal_flavor, 500);
-    g.io_wait_frame = -1;
-    int64_t start = c->init_end + 1000000;
-    gen_preamble(&g, start - 500000);
-    for (long f = 0; f < g.frames && session_active(c); f++) {
-        start = gen_frame(&g, f, start, FRAME_NS);
-        session_flush(c);
-    }
-    session_idle(c, 200);
+    send_complete_frames(c, &g, 200);
     if (!session_active(c))
         return;
     switch (c->opt.scenario) {

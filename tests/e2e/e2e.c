@@ -303,6 +303,18 @@ static void tmp_remove(const tmp_t *t)
     if (system(cmd) != 0) {}
 }
 
+/* The trace at `file` is valid and holds exactly the zones the manifest
+ * says were sent, and those are more than none. */
+static void check_zones_as_sent(const tmp_t *t, const char *file)
+{
+    ck_assert_int_eq(reader_run("--summary", file, t->summary), 0);
+    char *sum = read_file(t->summary), *man = read_file(t->manifest);
+    ck_assert_int_gt(manifest_value(man, "zones"), 0);
+    ck_assert_int_eq(summary_value(sum, "zones"), manifest_value(man, "zones"));
+    free(sum);
+    free(man);
+}
+
 /* Whether file a is not empty and its bytes are the first bytes of file b. */
 static bool is_prefix_of(const char *a, const char *b)
 {
@@ -611,16 +623,9 @@ static void check_cut_session(const char *scenario)
     client_finish(&c);
     ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
     ck_assert_msg(strstr(r.err, "closed the connection before the session ended"), "%s", r.err);
-    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
-    char *sum = read_file(t.summary);
-    char *man = read_file(t.manifest);
     /* every complete frame's zones; the manifest leaves out the filler
      * that went into the frame cut short */
-    long long got = summary_value(sum, "zones"), sent = manifest_value(man, "zones");
-    ck_assert_int_gt(got, 0);
-    ck_assert_int_eq(got, sent);
-    free(sum);
-    free(man);
+    check_zones_as_sent(&t, t.out);
     free(r.err);
     tmp_remove(&t);
 }
@@ -693,13 +698,7 @@ static void check_garbage(const char *kind, const char *expect)
     ck_assert_msg(r.rc == 8, "rc %d: %s", r.rc, r.err);
     ck_assert_msg(strstr(r.err, expect), "expected '%s' in: %s", expect, r.err);
     ck_assert_msg(strstr(r.err, "stream offset"), "%s", r.err);
-    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
-    /* every zone sent before the garbage */
-    char *sum = read_file(t.summary), *man = read_file(t.manifest);
-    ck_assert_int_gt(summary_value(sum, "zones"), 0);
-    ck_assert_int_eq(summary_value(sum, "zones"), manifest_value(man, "zones"));
-    free(sum);
-    free(man);
+    check_zones_as_sent(&t, t.out);        /* every zone sent before the garbage */
     free(r.err);
     tmp_remove(&t);
 }
@@ -958,12 +957,7 @@ START_TEST(stalled_client_is_left_at_the_time_limit)
     ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
     ck_assert_msg(r.seconds < 6, "took %.1f s", r.seconds);
     ck_assert_msg(strstr(r.err, "did not end the session within 1 s"), "%s", r.err);
-    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
-    char *sum = read_file(t.summary), *man = read_file(t.manifest);
-    ck_assert_int_gt(manifest_value(man, "zones"), 0);
-    ck_assert_int_eq(summary_value(sum, "zones"), manifest_value(man, "zones"));
-    free(sum);
-    free(man);
+    check_zones_as_sent(&t, t.out);
     free(r.err);
     tmp_remove(&t);
 }
@@ -984,11 +978,7 @@ static void check_signal_on_stalled_client(int sig, const char *says)
     struct stat st;
     snprintf(spool, sizeof spool, "%s.spool", t.out);
     ck_assert_int_ne(stat(spool, &st), 0);
-    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
-    char *sum = read_file(t.summary), *man = read_file(t.manifest);
-    ck_assert_int_eq(summary_value(sum, "zones"), manifest_value(man, "zones"));
-    free(sum);
-    free(man);
+    check_zones_as_sent(&t, t.out);
     free(r.err);
     tmp_remove(&t);
 }
@@ -1031,12 +1021,7 @@ START_TEST(vanished_output_directory_keeps_the_spool)
     run_t r = capture_run(0, "-o", rec, "--recover", spool, NULL);
     ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
     free(r.err);
-    ck_assert_int_eq(reader_run("--summary", rec, t.summary), 0);
-    char *sum = read_file(t.summary), *man = read_file(t.manifest);
-    ck_assert_int_gt(manifest_value(man, "zones"), 0);
-    ck_assert_int_eq(summary_value(sum, "zones"), manifest_value(man, "zones"));
-    free(sum);
-    free(man);
+    check_zones_as_sent(&t, rec);
     tmp_remove(&t);
 }
 END_TEST

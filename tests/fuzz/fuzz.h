@@ -75,4 +75,8 @@ void fuzz_sink(void *ctx, const uint8_t *packets, size_t len);
 /* Checks that hold for any session after feeding. */
 void fuzz_check_session(const session_t *s, const fuzz_sink_t *sink);
 
+/* One input through a fresh session (fuzz_client_stream, fuzz_feed_session,
+ * fuzz_check_session), then `then` (if not NULL) before it is freed. */
+void fuzz_run_session(const uint8_t *data, size_t size, void (*then)(session_t *s));
+
 #endif

@@ -6,16 +6,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    size_t n;
-    uint8_t *owned;
-    const uint8_t *stream = fuzz_client_stream(data, size, &n, &owned);
-    fuzz_sink_t sink = { 0 };
-    session_t *s = malloc(sizeof *s);
-    session_init(s, fuzz_sink, &sink);
-    fuzz_feed_session(s, stream, n);
-    fuzz_check_session(s, &sink);
-    session_free(s);
-    free(s);
-    free(owned);
+    fuzz_run_session(data, size, NULL);
     return 0;
 }

@@ -140,6 +140,7 @@ void fuzz_feed_session(session_t *s, const uint8_t *p, size_t n)
     uint64_t rng = fuzz_hash(p, n < 64 ? n : 64, n);
     const bool disconnect = rng & 1, numbered = rng & 2;
     numbered_feed_t f = { .s = s };
+    csdedup_init(&f.dedup);
     if (numbered) f.copy = malloc(PROTO_TARGET_FRAME_SIZE);
     size_t fed = 0;
     while (fed < n && s->state <= SESSION_STREAMING) {
@@ -184,4 +185,20 @@ void fuzz_check_session(const session_t *s, const fuzz_sink_t *sink)
     (void)session_waiting(s, why, sizeof why);
     model_counts_t c;
     model_count(&s->model, &c);
+}
+
+void fuzz_run_session(const uint8_t *data, size_t size, void (*then)(session_t *s))
+{
+    size_t n;
+    uint8_t *owned;
+    const uint8_t *stream = fuzz_client_stream(data, size, &n, &owned);
+    fuzz_sink_t sink = { 0 };
+    session_t *s = malloc(sizeof *s);
+    session_init(s, fuzz_sink, &sink);
+    fuzz_feed_session(s, stream, n);
+    fuzz_check_session(s, &sink);
+    if (then) then(s);
+    session_free(s);
+    free(s);
+    free(owned);
 }

@@ -41,19 +41,14 @@ static void save(session_t *s)
     unlink(path);
 }
 
+/* Save a session that got as far as its welcome. */
+static void save_if_welcomed(session_t *s)
+{
+    if (s->welcomed) save(s);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    size_t n;
-    uint8_t *owned;
-    const uint8_t *stream = fuzz_client_stream(data, size, &n, &owned);
-    fuzz_sink_t sink = { 0 };
-    session_t *s = malloc(sizeof *s);
-    session_init(s, fuzz_sink, &sink);
-    fuzz_feed_session(s, stream, n);
-    fuzz_check_session(s, &sink);
-    if (s->welcomed) save(s);
-    session_free(s);
-    free(s);
-    free(owned);
+    fuzz_run_session(data, size, save_if_welcomed);
     return 0;
 }

@@ -255,7 +255,8 @@ START_TEST(payloads_numbered_ahead_name_the_same_stacks)
 {
     fixture_t f;
     setup(&f);
-    csdedup_t dd = {0};
+    csdedup_t dd;
+    csdedup_init(&dd);
     ev_buf_t e = {0};
     put_payload_serial(&e, 0x7000, 0x401000, 3);        /* A */
     const size_t b_at = e.n;
@@ -298,7 +299,8 @@ START_TEST(unnumbered_payloads_find_numbered_stacks)
      * path and must land on the stack a numbered one interned. */
     fixture_t f;
     setup(&f);
-    csdedup_t dd = {0};
+    csdedup_t dd;
+    csdedup_init(&dd);
     ev_buf_t e = {0};
     put_payload_serial(&e, 0x7000, 0x401000, 4);
     const size_t first = e.n;
