@@ -4,7 +4,7 @@
  *                                  frames (the decode ring, no events)
  *   bench-limits zstd FILE.tracy   recompress a .tracy payload with the
  *                                  capture's own writer (zstd level 3,
- *                                  4 streams, one thread per stream)
+ *                                  4 streams, one thread per core)
  *   bench-limits decode RECORDING [LOG]  feed a recording through the
  *                                  session (frames, events, model) without
  *                                  a socket; report the zone log's size
@@ -114,7 +114,7 @@ static int bench_zstd(const char *path)
     FILE *sink = fopen("/dev/null", "wb");
     tfile_t t;
     const double t0 = now();
-    tfile_open(&t, sink, 3, 4);
+    tfile_open(&t, sink, 3, 4, tfile_workers_for(4));
     tfile_write(&t, payload, plen);
     tfile_close(&t);
     const double dt = now() - t0;
@@ -158,7 +158,7 @@ static int bench_decode(const char *path, const char *log_path)
         double w0 = now();
         struct timespec c0, c1;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
-        tfile_open(&tf, sink, atoi(getenv("BENCH_WRITE")), 4);
+        tfile_open(&tf, sink, atoi(getenv("BENCH_WRITE")), 4, tfile_workers_for(4));
         writer_write_trace(&s.model, &tf);
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
         tfile_close(&tf);

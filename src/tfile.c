@@ -1,10 +1,10 @@
-/* tfile.c - .tracy container writer with one compression thread per
- * stream (see tfile.h).
+/* tfile.c - .tracy container writer with its compression threads (see
+ * tfile.h).
  *
  * The producer fills chunk k into slot k % TFILE_SLOTS and hands it over;
- * stream thread k % N compresses its chunks in order (a zstd stream is
- * sequential); the producer writes finished blocks in chunk order and
- * waits when all slots are in flight. */
+ * the worker owning stream k % N compresses that stream's chunks in order
+ * (a zstd stream is sequential); the producer writes finished blocks in
+ * chunk order and waits when all slots are in flight. */
 #include "tfile.h"
 
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "util.h"
@@ -24,46 +25,69 @@ static void fail(tfile_t *t, int err, const char *what)
     }
 }
 
-/* Compress one chunk with its stream's context; returns whether it failed. */
-static bool compress_chunk(const tfile_t *t, tfile_stream_t *s, tfile_slot_t *sl)
+/* Compress chunk k with its stream's context; returns whether it failed. */
+static bool compress_chunk(const tfile_t *t, uint64_t k, tfile_slot_t *sl)
 {
     ZSTD_inBuffer in = { sl->in, sl->in_len, 0 };
     ZSTD_outBuffer out = { sl->out, t->outcap, 0 };
-    size_t rc = ZSTD_compressStream2(s->zc, &out, &in, ZSTD_e_flush);
+    size_t rc = ZSTD_compressStream2(t->zc[k % (uint64_t)t->streams], &out, &in, ZSTD_e_flush);
     sl->out_len = out.pos;
     return ZSTD_isError(rc) || rc != 0 || in.pos != in.size;
 }
 
-/* Stream thread: compress chunks s->index, s->index + N, ... as they come. */
-static void *stream_main(void *arg)
+/* The worker that compresses chunk k. */
+static int worker_of(const tfile_t *t, uint64_t k)
 {
-    tfile_stream_t *s = arg;
-    tfile_t *t = s->t;
+    return (int)(k % (uint64_t)t->streams) % t->workers;
+}
+
+/* The first chunk from k on that worker w compresses. */
+static uint64_t next_chunk_of(const tfile_t *t, int w, uint64_t k)
+{
+    while (worker_of(t, k) != w) k++;
+    return k;
+}
+
+/* Worker thread: compress this worker's chunks in chunk order as they
+ * come (each stream's chunks must be compressed in order). */
+static void *worker_main(void *arg)
+{
+    tfile_worker_t *w = arg;
+    tfile_t *t = w->t;
     pthread_mutex_lock(&t->lock);
     for (;;) {
-        while (s->next >= t->produced && !t->closing) pthread_cond_wait(&s->work, &t->lock);
-        if (s->next >= t->produced) break;
-        tfile_slot_t *sl = &t->slot[s->next % TFILE_SLOTS];
+        while (w->next >= t->produced && !t->closing) pthread_cond_wait(&w->work, &t->lock);
+        if (w->next >= t->produced) break;
+        const uint64_t k = w->next;
+        tfile_slot_t *sl = &t->slot[k % TFILE_SLOTS];
         pthread_mutex_unlock(&t->lock);
 
-        const bool failed = compress_chunk(t, s, sl);
+        const bool failed = compress_chunk(t, k, sl);
 
         pthread_mutex_lock(&t->lock);
         sl->failed = failed;
         sl->ready = true;
-        s->next += (uint64_t)t->streams;
+        w->next = next_chunk_of(t, w->index, k + 1);
         if (t->waiting) pthread_cond_signal(&t->done);
     }
     pthread_mutex_unlock(&t->lock);
     return NULL;
 }
 
-int tfile_open(tfile_t *t, FILE *fp, int level, int streams)
+int tfile_workers_for(int streams)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 1) cpus = 1;
+    return streams < cpus ? streams : (int)cpus;
+}
+
+int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers)
 {
     memset(t, 0, sizeof *t);
     t->fp = fp;
     t->sync = streams == 0;
     t->streams = streams < 1 ? 1 : streams > TFILE_MAX_STREAMS ? TFILE_MAX_STREAMS : streams;
+    t->workers = t->sync ? 0 : workers < 1 ? 1 : workers > t->streams ? t->streams : workers;
     t->outcap = ZSTD_compressBound(TFILE_CHUNK);
     pthread_mutex_init(&t->lock, NULL);
     pthread_cond_init(&t->done, NULL);
@@ -72,11 +96,6 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams)
         t->slot[i].out = xmalloc(t->outcap);
     }
     for (int i = 0; i < t->streams; i++) {
-        tfile_stream_t *s = &t->s[i];
-        s->t = t;
-        s->index = i;
-        pthread_cond_init(&s->work, NULL);
-        s->next = (uint64_t)i;
         ZSTD_CCtx *c = ZSTD_createCCtx();
         if (!c) {
             errno = ENOMEM;
@@ -84,10 +103,16 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams)
         }
         ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
         ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
-        s->zc = c;
-        if (t->sync) continue;
-        s->started = pthread_create(&s->thread, NULL, stream_main, s) == 0;
-        if (!s->started) {
+        t->zc[i] = c;
+    }
+    for (int i = 0; i < t->workers; i++) {
+        tfile_worker_t *w = &t->w[i];
+        w->t = t;
+        w->index = i;
+        w->next = (uint64_t)i;
+        pthread_cond_init(&w->work, NULL);
+        w->started = pthread_create(&w->thread, NULL, worker_main, w) == 0;
+        if (!w->started) {
             errno = EAGAIN;
             return -1;
         }
@@ -147,10 +172,10 @@ static void emit_chunk(tfile_t *t)
     tfile_slot_t *sl = &t->slot[t->produced % TFILE_SLOTS];
     sl->in_len = t->used;
     if (t->sync) {
-        sl->failed = compress_chunk(t, &t->s[0], sl);
+        sl->failed = compress_chunk(t, t->produced, sl);
         sl->ready = true;
     } else {
-        pthread_cond_signal(&t->s[t->produced % (uint64_t)t->streams].work);
+        pthread_cond_signal(&t->w[worker_of(t, t->produced)].work);
     }
     t->produced++;
     /* the next slot must be free: its previous chunk written */
@@ -182,13 +207,13 @@ int tfile_close(tfile_t *t)
     pthread_mutex_lock(&t->lock);
     if (t->produced) write_ready(t, t->produced - 1);
     t->closing = true;
-    for (int i = 0; i < t->streams; i++) pthread_cond_signal(&t->s[i].work);
+    for (int i = 0; i < t->workers; i++) pthread_cond_signal(&t->w[i].work);
     pthread_mutex_unlock(&t->lock);
-    for (int i = 0; i < t->streams; i++) {
-        if (t->s[i].started) pthread_join(t->s[i].thread, NULL);
-        ZSTD_freeCCtx(t->s[i].zc);
-        pthread_cond_destroy(&t->s[i].work);
+    for (int i = 0; i < t->workers; i++) {
+        if (t->w[i].started) pthread_join(t->w[i].thread, NULL);
+        pthread_cond_destroy(&t->w[i].work);
     }
+    for (int i = 0; i < t->streams; i++) ZSTD_freeCCtx(t->zc[i]);
     for (int i = 0; i < TFILE_SLOTS; i++) {
         free(t->slot[i].in);
         free(t->slot[i].out);

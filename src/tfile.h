@@ -3,10 +3,13 @@
  * never-ended zstd frame, flushed per chunk) and written as u32 size +
  * bytes after the 6-byte header (tracy-file-0.14.md section 1).
  *
- * Compression runs on one thread per stream while the caller goes on
- * producing the payload; blocks are written in chunk order. With streams
- * 0, one stream is compressed on the caller's thread (no threads at all;
- * for the fuzz targets, which write a file per input). */
+ * Compression runs on worker threads while the caller goes on producing
+ * the payload; blocks are written in chunk order. The stream count is a
+ * property of the file (upstream writes 4); the worker count is one of the
+ * machine: worker w compresses the streams w, w + W, ... so that a 2-core
+ * machine runs two compressors, not four fighting over its caches. With
+ * streams 0, one stream is compressed on the caller's thread (no threads
+ * at all; for the fuzz targets, which write a file per input). */
 #ifndef TC_TFILE_H
 #define TC_TFILE_H
 
@@ -35,18 +38,18 @@ typedef struct tfile tfile_t;
 typedef struct {
     tfile_t *t;
     int index;
-    void *zc;                   /* ZSTD_CCtx */
     pthread_t thread;
     bool started;
-    uint64_t next;              /* next chunk number of this stream to compress */
-    pthread_cond_t work;        /* a chunk for this stream, or closing */
-} tfile_stream_t;
+    uint64_t next;              /* next chunk number of this worker to compress */
+    pthread_cond_t work;        /* a chunk for this worker, or closing */
+} tfile_worker_t;
 
 struct tfile {
     FILE *fp;
-    int streams;
+    int streams, workers;
     bool sync;                  /* compress on the caller's thread (streams 0) */
-    tfile_stream_t s[TFILE_MAX_STREAMS];
+    void *zc[TFILE_MAX_STREAMS];            /* ZSTD_CCtx of each stream */
+    tfile_worker_t w[TFILE_MAX_STREAMS];
     tfile_slot_t slot[TFILE_SLOTS];
     size_t outcap;
     uint64_t produced;          /* chunks handed to the compressors */
@@ -64,9 +67,13 @@ struct tfile {
     const char *err_what;
 };
 
-/* Start a container on an open stream (streams 0: one stream, compressed
- * without threads). Returns 0 or -1 (errno set). */
-int tfile_open(tfile_t *t, FILE *fp, int level, int streams);
+/* Start a container on an open stream with `workers` compression threads
+ * (at most one per stream; streams 0: one stream, compressed without
+ * threads). Returns 0 or -1 (errno set). */
+int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers);
+/* The compression threads worth running on this machine for `streams`:
+ * one per online CPU, at most one per stream. */
+int tfile_workers_for(int streams);
 /* Append payload bytes. Failures are remembered and reported by close. */
 void tfile_write_slow(tfile_t *t, const void *p, size_t n);
 static inline void tfile_write(tfile_t *t, const void *p, size_t n)

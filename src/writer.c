@@ -799,7 +799,7 @@ int writer_save(const model_t *m, const char *path, save_opts_t *s)
     FILE *fp = fdopen(fd, "wb");
     tfile_t tf;
     int rc = -1;
-    if (!fp || tfile_open(&tf, fp, s->level, s->streams) < 0) {
+    if (!fp || tfile_open(&tf, fp, s->level, s->streams, tfile_workers_for(s->streams)) < 0) {
         snprintf(s->err, sizeof s->err, "cannot write %s: %s", what, strerror(errno));
         if (fp) fclose(fp);
         else close(fd);

@@ -136,7 +136,7 @@ START_TEST(empty_symbol_code_is_written)
     size_t len = 0;
     FILE *fp = open_memstream(&buf, &len);
     tfile_t t;
-    ck_assert_int_eq(tfile_open(&t, fp, 1, 0), 0);
+    ck_assert_int_eq(tfile_open(&t, fp, 1, 0, 0), 0);
     writer_write_trace(&f.m, &t);
     ck_assert_int_eq(tfile_close(&t), 0);
     fclose(fp);

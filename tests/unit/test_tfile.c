@@ -41,25 +41,33 @@ static uint8_t *read_back(const uint8_t *file, size_t len, size_t *out_len, int 
     return out;
 }
 
+/* Four streams on `workers` compression threads, in odd-sized writes. */
+static char *write_four_streams(const uint8_t *payload, size_t n, int workers, size_t *blen, tfile_t *t)
+{
+    char *buf = NULL;
+    FILE *fp = open_memstream(&buf, blen);
+    ck_assert_int_eq(tfile_open(t, fp, 3, 4, workers), 0);
+    ck_assert_int_eq(t->workers, workers);
+    /* odd-sized writes across chunk boundaries */
+    for (size_t off = 0; off < n;) {
+        size_t k = (off * 13 + 777) % 40000 + 1;
+        if (k > n - off) k = n - off;
+        tfile_write(t, payload + off, k);
+        off += k;
+    }
+    ck_assert_int_eq(tfile_close(t), 0);
+    fclose(fp);
+    return buf;
+}
+
 START_TEST(payload_round_trips_through_four_streams)
 {
     const size_t n = 9 * 65536 + 123;
     uint8_t *payload = malloc(n);
     for (size_t i = 0; i < n; i++) payload[i] = (uint8_t)(i * 31 / 7 ^ (i >> 11));
-    char *buf = NULL;
     size_t blen = 0;
-    FILE *fp = open_memstream(&buf, &blen);
     tfile_t t;
-    ck_assert_int_eq(tfile_open(&t, fp, 3, 4), 0);
-    /* odd-sized writes across chunk boundaries */
-    for (size_t off = 0; off < n;) {
-        size_t k = (off * 13 + 777) % 40000 + 1;
-        if (k > n - off) k = n - off;
-        tfile_write(&t, payload + off, k);
-        off += k;
-    }
-    ck_assert_int_eq(tfile_close(&t), 0);
-    fclose(fp);
+    char *buf = write_four_streams(payload, n, 4, &blen, &t);
     ck_assert_uint_eq(t.nchunks, 10);
     ck_assert_uint_eq(t.file_bytes, blen);
     size_t got_len;
@@ -83,6 +91,28 @@ START_TEST(payload_round_trips_through_four_streams)
 }
 END_TEST
 
+/* The file is a property of the stream count alone: 1, 2 or 3 threads
+ * compressing the four streams write the same bytes as four. */
+START_TEST(file_does_not_depend_on_the_compression_threads)
+{
+    const size_t n = 13 * 65536 + 7;
+    uint8_t *payload = malloc(n);
+    for (size_t i = 0; i < n; i++) payload[i] = (uint8_t)(i * 37 / 11 ^ (i >> 10));
+    size_t ref_len = 0;
+    tfile_t t;
+    char *ref = write_four_streams(payload, n, 4, &ref_len, &t);
+    for (int workers = 1; workers <= 3; workers++) {
+        size_t len = 0;
+        char *buf = write_four_streams(payload, n, workers, &len, &t);
+        ck_assert_uint_eq(len, ref_len);
+        ck_assert(memcmp(buf, ref, len) == 0);
+        free(buf);
+    }
+    free(ref);
+    free(payload);
+}
+END_TEST
+
 /* streams 0: one stream compressed on the caller's thread, through more
  * chunks than there are slots. */
 START_TEST(payload_round_trips_without_threads)
@@ -94,8 +124,8 @@ START_TEST(payload_round_trips_without_threads)
     size_t blen = 0;
     FILE *fp = open_memstream(&buf, &blen);
     tfile_t t;
-    ck_assert_int_eq(tfile_open(&t, fp, 1, 0), 0);
-    ck_assert(!t.s[0].started);
+    ck_assert_int_eq(tfile_open(&t, fp, 1, 0, 2), 0);
+    ck_assert_int_eq(t.workers, 0);
     for (size_t off = 0; off < n; off += 1000) tfile_write(&t, payload + off, n - off < 1000 ? n - off : 1000);
     ck_assert_int_eq(tfile_close(&t), 0);
     fclose(fp);
@@ -118,7 +148,7 @@ START_TEST(empty_payload_has_no_blocks)
     size_t blen = 0;
     FILE *fp = open_memstream(&buf, &blen);
     tfile_t t;
-    ck_assert_int_eq(tfile_open(&t, fp, 3, 4), 0);
+    ck_assert_int_eq(tfile_open(&t, fp, 3, 4, 2), 0);
     ck_assert_int_eq(tfile_close(&t), 0);
     fclose(fp);
     ck_assert_uint_eq(blen, 6);
@@ -132,7 +162,7 @@ START_TEST(write_errors_are_reported_at_close)
     if (!fp) return;
     setvbuf(fp, NULL, _IONBF, 0);
     tfile_t t;
-    tfile_open(&t, fp, 3, 4);
+    tfile_open(&t, fp, 3, 4, 2);
     uint8_t junk[70000] = {1};
     tfile_write(&t, junk, sizeof junk);
     ck_assert_int_eq(tfile_close(&t), -1);
@@ -147,6 +177,7 @@ Suite *tfile_suite(void)
     Suite *s = suite_create("file container");
     TCase *tc = tcase_create("container");
     tcase_add_test(tc, payload_round_trips_through_four_streams);
+    tcase_add_test(tc, file_does_not_depend_on_the_compression_threads);
     tcase_add_test(tc, payload_round_trips_without_threads);
     tcase_add_test(tc, empty_payload_has_no_blocks);
     tcase_add_test(tc, write_errors_are_reported_at_close);
