@@ -10,9 +10,12 @@ and compressing it is not what is measured. Each recording is then replayed
 (../shared/tools/tracy-replay, as fast as a local socket carries it) into
 our build's tracy-capture and, when TRACY_UPSTREAM_CAPTURE names an
 upstream tracy-capture binary, into that one too, alternately, --runs times
-each. Per tool it prints the medians of: time taking the data in (until the
-capture prints "Saving trace"), time saving, total wall time, peak RSS and
-file size, and the ratios ours/upstream. It also prints the physical limits
+each. Per tool it prints the medians of: the time until the client has
+handed over its last byte (the replayer's own "sent" time: how long the
+profiled program is held by its capture), time taking the data in (until
+the capture prints "Saving trace": everything received, decoded and
+processed), time saving, total wall time, peak RSS and file size, and the
+ratios ours/upstream. It also prints the physical limits
 measured on this machine: the wire (the recording sent into a sink), LZ4
 decoding of the stream, and zstd level-3 compression of our payload.
 
@@ -70,8 +73,19 @@ def generate(args, name, recording):
     print("generated %s: %.1f MB in %.1f s" % (name, os.path.getsize(recording) / 1e6, time.monotonic() - t0))
 
 
+COLUMNS = ("sent s", "in s", "save s", "total s", "RSS MB", "file MB")
+
+
+def replay_sent_seconds(replay):
+    """The replayer's "sent N/N bytes in X s" (from its connection on)."""
+    m = re.search(r"sent (\d+)/(\d+) bytes in ([0-9.]+) s", replay.stderr.read())
+    if not m or m.group(1) != m.group(2):
+        raise RuntimeError("the replayer did not send the whole recording")
+    return float(m.group(3))
+
+
 def run_capture(binary, recording, out, upstream):
-    """One replay into one capture: (data-in s, save s, total s, peak RSS bytes, file bytes)."""
+    """One replay into one capture: (client sent s, data-in s, save s, total s, peak RSS bytes, file bytes)."""
     replay, port = start_replay(recording)
     args = [binary, "-o", out, "-f", "-p", port]
     if not upstream:
@@ -99,7 +113,8 @@ def run_capture(binary, recording, out, upstream):
     if status != 0:
         raise RuntimeError("%s exited with status %d" % (binary, status))
     t_save = saving[0] if saving[0] else t1
-    return (t_save - t0, t1 - t_save, t1 - t0, usage.ru_maxrss * 1024, os.path.getsize(out))
+    return (replay_sent_seconds(replay), t_save - t0, t1 - t_save, t1 - t0, usage.ru_maxrss * 1024,
+            os.path.getsize(out))
 
 
 def wire_limit(recording):
@@ -123,7 +138,7 @@ def wire_limit(recording):
 
 
 def fmt_row(name, vals):
-    return "  %-9s %8.2f %8.2f %8.2f %9.0f %9.1f" % (name, vals[0], vals[1], vals[2], vals[3] / 2**20, vals[4] / 1e6)
+    return "  %-9s %8.2f %8.2f %8.2f %8.2f %9.0f %9.1f" % (name, *vals[:4], vals[4] / 2**20, vals[5] / 1e6)
 
 
 def main():
@@ -153,16 +168,17 @@ def main():
             results["ours"].append(run_capture(ours, recording, out["ours"], False))
             if upstream:
                 results["upstream"].append(run_capture(upstream, recording, out["upstream"], True))
-        print("  %-9s %8s %8s %8s %9s %9s" % ("tool", "in s", "save s", "total s", "RSS MB", "file MB"))
+        print("  %-9s %8s %8s %8s %8s %9s %9s" % ("tool", *COLUMNS))
         med = {}
         for k, rs in results.items():
             if not rs:
                 continue
-            med[k] = [statistics.median(r[i] for r in rs) for i in range(5)]
+            med[k] = [statistics.median(r[i] for r in rs) for i in range(len(COLUMNS))]
             print(fmt_row(k, med[k]))
         if "upstream" in med:
-            ratio = [med["ours"][i] / med["upstream"][i] if med["upstream"][i] else float("nan") for i in range(5)]
-            print("  %-9s %8.2f %8.2f %8.2f %9.2f %9.2f" % ("ratio", *ratio))
+            ratio = [med["ours"][i] / med["upstream"][i] if med["upstream"][i] else float("nan")
+                     for i in range(len(COLUMNS))]
+            print("  %-9s %8.2f %8.2f %8.2f %8.2f %9.2f %9.2f" % ("ratio", *ratio))
         print("  limits:  wire %.2f s" % wire_limit(recording))
         for line in subprocess.run([limits, "lz4", recording], capture_output=True, text=True).stdout.splitlines():
             print("           " + line)

@@ -19,11 +19,13 @@
 #include "proto.h"
 
 #define RETRY_MS 10
-/* Stop reading when this much input waits for the decoder; resume below
- * a quarter of it. A client faster than the model then waits in the
- * kernel's socket buffers, not in our memory: a deeper backlog bought no
- * speed and cost its size in peak RSS. */
+/* Stop reading when this much received input is held in memory; resume
+ * below a quarter of it. With a spool, input waiting for the decoder
+ * leaves memory once spooled (netdec.c), so this is reached only when the
+ * disk is slower than the wire or there is no spool: then the client waits
+ * in the kernel's socket buffers, not in our memory. */
 #define BACKLOG_HIGH (4u << 20)
+#define FRAMES_PER_TURN 4
 #define TICK_MS 100
 #define HANDSHAKE_NOTICE_NS (5ULL * 1000000000ULL)
 
@@ -195,12 +197,16 @@ static void on_input_end(capture_t *c)
     finish(c, capture_outcome(c, true));
 }
 
-/* The decoder thread has frames: process them in order. */
+/* The decoder thread has frames: process them in order, a few at a time,
+ * so that the loop reads the socket in between and the client is drained
+ * at the pace of the wire, not of the model. */
 static void on_decoded(uv_async_t *h)
 {
     capture_t *c = h->data;
     netdec_item_t it;
-    while (!c->finishing && netdec_pop(c->dec, &it)) {
+    int budget = FRAMES_PER_TURN;
+    while (!c->finishing && budget > 0 && netdec_pop(c->dec, &it)) {
+        budget--;
         switch (it.kind) {
         case NETDEC_FRAME: {
             session_feed_frame(&c->session, it.data, it.n, it.frame_no, it.offset, it.numbered);
@@ -219,7 +225,8 @@ static void on_decoded(uv_async_t *h)
             break;
         }
     }
-    if (c->reading_paused && !c->finishing && netdec_backlog(c->dec) < BACKLOG_HIGH / 4) {
+    if (budget == 0) uv_async_send(&c->decoded);   /* more may wait: come back after polling */
+    if (c->reading_paused && !c->finishing && netdec_in_memory(c->dec) < BACKLOG_HIGH / 4) {
         c->reading_paused = false;
         uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
     }
@@ -265,7 +272,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         netdec_refill(c->dec, c->session.model.chunk_pool);
     }
     netdec_push(c->dec, p, n);
-    if (netdec_backlog(c->dec) > BACKLOG_HIGH) {
+    if (netdec_in_memory(c->dec) > BACKLOG_HIGH) {
         c->reading_paused = true;
         uv_read_stop(s);
     }

@@ -1,6 +1,7 @@
 /* netdec.c - the decoder thread (see netdec.h). */
 #include "netdec.h"
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,22 +15,36 @@
 
 #define NETDEC_SLOTS 8          /* decoded frames in flight */
 
+/* Received bytes, in stream order. A chunk stays on the list until it is
+ * both decoded and spooled; once spooled, its data may be dropped from
+ * memory (spilled) and read back from the spool when its turn comes. */
 typedef struct chunk {
     struct chunk *next;
     size_t n;
-    uint8_t data[];
+    uint8_t *data;              /* NULL once spilled */
+    uint64_t spool_at;          /* spool file offset, once spooled */
+    bool spooled, decoding, decoded;
 } chunk_t;
 
 struct netdec {
-    pthread_t thread;
+    pthread_t thread, spool_thread;
+    bool spool_started;
     pthread_mutex_t lock;
-    pthread_cond_t input, space;
-    chunk_t *in_head, *in_tail;
-    size_t backlog;
-    bool input_ended, stopping;
+    pthread_cond_t input, space, to_spool;
+    chunk_t *head, *tail;       /* every chunk not yet decoded and spooled */
+    chunk_t *dec_next;          /* the next chunk to decode */
+    chunk_t *spool_next;        /* the next chunk to spool */
+    size_t backlog;             /* bytes received and not decoded */
+    size_t in_memory;           /* bytes of chunk data held in memory */
+    uint64_t spilled;           /* bytes dropped from memory, read back later */
+    size_t unspooled;           /* bytes waiting for the spool thread */
+    bool input_ended, stopping, spool_stopping;
+    bool spill_ok;              /* the spool holds everything so far */
 
     frame_decoder_t frames;     /* owned by the thread */
     csdedup_t dedup;            /* owned by the thread */
+    uint8_t *readback;          /* a spilled chunk read back (decoder thread) */
+    size_t readback_cap;
     uint8_t *buf[NETDEC_SLOTS];
     bool busy[NETDEC_SLOTS];
     netdec_item_t out[NETDEC_SLOTS + 2];   /* FIFO of ready items */
@@ -48,6 +63,19 @@ struct netdec {
 static void put_item(netdec_t *d, netdec_item_t it)
 {
     d->out[(d->out_head + d->out_n++) % (NETDEC_SLOTS + 2)] = it;
+}
+
+/* Free the chunks at the head that are decoded and spooled (lock held). */
+static void collect_chunks(netdec_t *d)
+{
+    while (d->head && d->head->decoded && d->head->spooled) {
+        chunk_t *c = d->head;
+        d->head = c->next;
+        if (!d->head) d->tail = NULL;
+        if (c->data) d->in_memory -= c->n;
+        free(c->data);
+        free(c);
+    }
 }
 
 /* frame.c callback, on the decoder thread: copy the frame out of the ring
@@ -85,39 +113,66 @@ static int on_frame(void *ctx, const uint8_t *p, size_t n)
     return 0;
 }
 
+/* The bytes of chunk c: in memory, or read back from the spool. NULL if
+ * the spool cannot be read (then nothing more can be decoded). */
+static const uint8_t *chunk_bytes(netdec_t *d, const chunk_t *c)
+{
+    if (c->data) return c->data;
+    if (c->n > d->readback_cap) {
+        free(d->readback);
+        d->readback = xmalloc(c->n);
+        d->readback_cap = c->n;
+    }
+    const int err = spool_read_at(d->spool, c->spool_at, d->readback, c->n);
+    if (err) {
+        snprintf(d->err, sizeof d->err, "stream offset %" PRIu64 ": cannot read the received bytes back from %s: %s",
+                 d->frames.offset, d->spool->path, strerror(err));
+        return NULL;
+    }
+    return d->readback;
+}
+
+/* Queue the item that ends the output (lock held). */
+static void finish_output(netdec_t *d, netdec_kind_t kind)
+{
+    put_item(d, (netdec_item_t){ .kind = kind, .slot = -1 });
+    d->finished = true;
+}
+
 static void *decoder_main(void *arg)
 {
     netdec_t *d = arg;
+    pthread_setname_np(pthread_self(), "tc-decode");   /* for top -H, perf */
     for (;;) {
         pthread_mutex_lock(&d->lock);
-        while (!d->in_head && !d->input_ended && !d->stopping) pthread_cond_wait(&d->input, &d->lock);
+        while (!d->dec_next && !d->input_ended && !d->stopping) pthread_cond_wait(&d->input, &d->lock);
         if (d->stopping) {
             pthread_mutex_unlock(&d->lock);
             return NULL;
         }
-        chunk_t *c = d->in_head;
+        chunk_t *c = d->dec_next;
         if (!c) {
             /* input ended and all of it decoded */
-            put_item(d, (netdec_item_t){ .kind = NETDEC_END, .slot = -1 });
-            d->finished = true;
+            finish_output(d, NETDEC_END);
             pthread_mutex_unlock(&d->lock);
             d->notify(d->ctx);
             return NULL;
         }
-        d->in_head = c->next;
-        if (!d->in_head) d->in_tail = NULL;
+        c->decoding = true;
         pthread_mutex_unlock(&d->lock);
 
-        if (d->spool) spool_write(d->spool, c->data, c->n);
-        int rc = frame_feed(&d->frames, c->data, c->n, on_frame, d);
+        const uint8_t *bytes = chunk_bytes(d, c);
+        int rc = bytes ? frame_feed(&d->frames, bytes, c->n, on_frame, d) : -1;
+        if (bytes && rc < 0) snprintf(d->err, sizeof d->err, "%s", d->frames.err);
 
         pthread_mutex_lock(&d->lock);
+        c->decoding = false;
+        c->decoded = true;
+        d->dec_next = c->next;
         d->backlog -= c->n;
-        free(c);
+        collect_chunks(d);
         if (rc < 0 && !d->stopping) {
-            snprintf(d->err, sizeof d->err, "%s", d->frames.err);
-            put_item(d, (netdec_item_t){ .kind = NETDEC_ERROR, .slot = -1 });
-            d->finished = true;
+            finish_output(d, NETDEC_ERROR);
             pthread_mutex_unlock(&d->lock);
             d->notify(d->ctx);
             return NULL;
@@ -129,12 +184,53 @@ static void *decoder_main(void *arg)
     }
 }
 
+/* Spill a spooled chunk that waits to be decoded while too much waits in
+ * memory (lock held). */
+static void maybe_spill(netdec_t *d, chunk_t *c)
+{
+    if (!d->spill_ok || c->decoding || c->decoded || !c->data || d->in_memory <= NETDEC_KEEP_IN_MEMORY) return;
+    free(c->data);
+    c->data = NULL;
+    d->in_memory -= c->n;
+    d->spilled += c->n;
+}
+
+/* The spool thread: append every chunk to the spool as it arrives, in
+ * order; at netdec_stop, the ones still queued too (received, so kept). */
+static void *spool_main(void *arg)
+{
+    netdec_t *d = arg;
+    pthread_setname_np(pthread_self(), "tc-spool");
+    pthread_mutex_lock(&d->lock);
+    for (;;) {
+        while (!d->spool_next && !d->spool_stopping) pthread_cond_wait(&d->to_spool, &d->lock);
+        chunk_t *c = d->spool_next;
+        if (!c) break;
+        pthread_mutex_unlock(&d->lock);
+
+        const uint64_t at = d->spool->bytes;
+        spool_write(d->spool, c->data, c->n);   /* data stays until spooled */
+
+        pthread_mutex_lock(&d->lock);
+        c->spooled = true;
+        c->spool_at = at;
+        d->unspooled -= c->n;
+        if (d->spool->err) d->spill_ok = false;
+        d->spool_next = c->next;
+        maybe_spill(d, c);
+        collect_chunks(d);
+    }
+    pthread_mutex_unlock(&d->lock);
+    return NULL;
+}
+
 netdec_t *netdec_start(uint64_t base_offset, void (*notify)(void *ctx), void *ctx)
 {
     netdec_t *d = xcalloc(1, sizeof *d);
     pthread_mutex_init(&d->lock, NULL);
     pthread_cond_init(&d->input, NULL);
     pthread_cond_init(&d->space, NULL);
+    pthread_cond_init(&d->to_spool, NULL);
     frame_decoder_init(&d->frames, base_offset);
     csdedup_init(&d->dedup);
     for (int i = 0; i < NETDEC_SLOTS; i++) d->buf[i] = xmalloc(PROTO_TARGET_FRAME_SIZE);
@@ -156,24 +252,36 @@ void netdec_refill(netdec_t *d, chunkpool_t *pool)
 
 void netdec_spool(netdec_t *d, spool_t *spool)
 {
+    if (!spool || spool->fd < 0) return;
     pthread_mutex_lock(&d->lock);
     d->spool = spool;
+    d->spill_ok = spool->readable && !spool->err;
     pthread_mutex_unlock(&d->lock);
+    d->spool_started = pthread_create(&d->spool_thread, NULL, spool_main, d) == 0;
+    if (!d->spool_started) {
+        fprintf(stderr, "tracy-capture: cannot start the spool thread\n");
+        exit(7);
+    }
 }
 
 void netdec_push(netdec_t *d, const uint8_t *p, size_t n)
 {
     if (n == 0) return;
-    chunk_t *c = xmalloc(sizeof *c + n);
-    c->next = NULL;
-    c->n = n;
+    chunk_t *c = xmalloc(sizeof *c);
+    *c = (chunk_t){ .n = n, .data = xmalloc(n) };
     memcpy(c->data, p, n);
     pthread_mutex_lock(&d->lock);
-    if (d->in_tail) d->in_tail->next = c;
-    else d->in_head = c;
-    d->in_tail = c;
+    c->spooled = !d->spool_started;
+    if (d->tail) d->tail->next = c;
+    else d->head = c;
+    d->tail = c;
+    if (!d->dec_next) d->dec_next = c;
+    if (!c->spooled && !d->spool_next) d->spool_next = c;
+    if (!c->spooled) d->unspooled += n;
     d->backlog += n;
+    d->in_memory += n;
     pthread_cond_signal(&d->input);
+    if (!c->spooled) pthread_cond_signal(&d->to_spool);
     pthread_mutex_unlock(&d->lock);
 }
 
@@ -215,6 +323,30 @@ size_t netdec_backlog(netdec_t *d)
     return n;
 }
 
+size_t netdec_unspooled(netdec_t *d)
+{
+    pthread_mutex_lock(&d->lock);
+    size_t n = d->unspooled;
+    pthread_mutex_unlock(&d->lock);
+    return n;
+}
+
+uint64_t netdec_spilled(netdec_t *d)
+{
+    pthread_mutex_lock(&d->lock);
+    uint64_t n = d->spilled;
+    pthread_mutex_unlock(&d->lock);
+    return n;
+}
+
+size_t netdec_in_memory(netdec_t *d)
+{
+    pthread_mutex_lock(&d->lock);
+    size_t n = d->in_memory;
+    pthread_mutex_unlock(&d->lock);
+    return n;
+}
+
 const char *netdec_error(netdec_t *d)
 {
     return d->err;
@@ -238,16 +370,26 @@ void netdec_stop(netdec_t *d)
     pthread_cond_broadcast(&d->space);
     pthread_mutex_unlock(&d->lock);
     pthread_join(d->thread, NULL);
-    for (chunk_t *c = d->in_head, *n; c; c = n) {
+    if (d->spool_started) {
+        /* the spool thread writes what is still queued, then ends */
+        pthread_mutex_lock(&d->lock);
+        d->spool_stopping = true;
+        pthread_cond_signal(&d->to_spool);
+        pthread_mutex_unlock(&d->lock);
+        pthread_join(d->spool_thread, NULL);
+    }
+    for (chunk_t *c = d->head, *n; c; c = n) {
         n = c->next;
-        if (d->spool) spool_write(d->spool, c->data, c->n);   /* received, so kept */
+        free(c->data);
         free(c);
     }
     for (int i = 0; i < NETDEC_SLOTS; i++) free(d->buf[i]);
+    free(d->readback);
     frame_decoder_free(&d->frames);
     csdedup_free(&d->dedup);
     pthread_mutex_destroy(&d->lock);
     pthread_cond_destroy(&d->input);
     pthread_cond_destroy(&d->space);
+    pthread_cond_destroy(&d->to_spool);
     free(d);
 }

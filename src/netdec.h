@@ -19,6 +19,10 @@
 
 typedef struct netdec netdec_t;
 
+/* Received bytes waiting to be decoded beyond this are dropped from memory
+ * once spooled, and read back from the spool in their turn. */
+#define NETDEC_KEEP_IN_MEMORY (1u << 20)
+
 typedef enum { NETDEC_FRAME, NETDEC_ERROR, NETDEC_END } netdec_kind_t;
 
 typedef struct {
@@ -36,8 +40,10 @@ typedef struct {
 netdec_t *netdec_start(uint64_t base_offset, void (*notify)(void *ctx), void *ctx);
 /* Also keep this pool of zone-log chunks topped up between frames. */
 void netdec_refill(netdec_t *d, chunkpool_t *pool);
-/* Append every byte pushed from now on to this spool, on the decoder
- * thread, before decoding it (bytes still queued at netdec_stop too). */
+/* Append every byte pushed from now on to this spool, on a thread of its
+ * own (bytes still queued at netdec_stop too). Bytes waiting to be decoded
+ * beyond a few MB are then dropped from memory once spooled and read back
+ * from the spool in their turn. Call before the first push. */
 void netdec_spool(netdec_t *d, spool_t *spool);
 /* Queue raw bytes (copied). */
 void netdec_push(netdec_t *d, const uint8_t *p, size_t n);
@@ -49,6 +55,13 @@ bool netdec_pop(netdec_t *d, netdec_item_t *it);
 void netdec_release(netdec_t *d, const netdec_item_t *it);
 /* Raw bytes queued and not yet decoded. */
 size_t netdec_backlog(netdec_t *d);
+/* Of those (and of the ones decoded but not yet spooled), the bytes held
+ * in memory: what the reader of the input should bound. */
+size_t netdec_in_memory(netdec_t *d);
+/* Bytes pushed and not yet written to the spool. */
+size_t netdec_unspooled(netdec_t *d);
+/* Bytes read back from the spool so far, having waited there. */
+uint64_t netdec_spilled(netdec_t *d);
 /* What the ERROR item was about. */
 const char *netdec_error(netdec_t *d);
 /* Decoded frames and bytes so far (compressed / decompressed). */

@@ -5,7 +5,12 @@
  * to the kernel at once: a killed process loses none of them. Writeback is
  * left to the kernel's own schedule: a spool removed after a short capture
  * then never costs disk writes at all. A spool that cannot be written (a full
- * disk) is reported and abandoned; the capture itself goes on. */
+ * disk) is reported and abandoned; the capture itself goes on.
+ *
+ * The spool also lets the capture keep pace with the wire: received bytes
+ * that wait to be decoded are dropped from memory once spooled and read
+ * back in their turn (netdec.c), so the client is never held back by the
+ * decoding. */
 #ifndef TC_SPOOL_H
 #define TC_SPOOL_H
 
@@ -18,6 +23,7 @@ typedef struct {
     const char *path;
     uint64_t bytes;
     int err;                     /* first write error (errno), then nothing more is written */
+    bool readable;               /* opened for reading back, too */
 } spool_t;
 
 /* Create the spool at path. An existing file is refused unless `force`
@@ -26,6 +32,9 @@ typedef struct {
 int spool_open(spool_t *s, const char *path, bool force);
 /* Append bytes. Called by one thread at a time. */
 void spool_write(spool_t *s, const void *p, size_t n);
+/* Read n bytes back from offset `at` (written before). Returns 0 or an
+ * errno value. Any thread may call it. */
+int spool_read_at(const spool_t *s, uint64_t at, void *p, size_t n);
 /* Close; remove the file unless `keep`. */
 void spool_close(spool_t *s, bool keep);
 

@@ -54,6 +54,7 @@ static void *worker_main(void *arg)
 {
     tfile_worker_t *w = arg;
     tfile_t *t = w->t;
+    pthread_setname_np(pthread_self(), "tc-zstd");     /* for top -H, perf */
     pthread_mutex_lock(&t->lock);
     for (;;) {
         while (w->next >= t->produced && !t->closing) pthread_cond_wait(&w->work, &t->lock);

@@ -10,5 +10,6 @@ Suite *query_suite(void);
 Suite *tfile_suite(void);
 Suite *model_suite(void);
 Suite *fuzz_regressions_suite(void);
+Suite *netdec_suite(void);
 
 #endif

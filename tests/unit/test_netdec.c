@@ -1,0 +1,198 @@
+/* test_netdec.c - unit tests of the decoder thread's input: with a spool,
+ * received bytes waiting for the decoder leave memory once spooled and are
+ * read back in their turn, in order and intact; without one they stay in
+ * memory. */
+#include <check.h>
+#include <lz4.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "netdec.h"
+#include "proto.h"
+#include "spool.h"
+#include "unit.h"
+
+#define FRAMES 64
+#define FRAME_BYTES PROTO_TARGET_FRAME_SIZE
+#define PUSH_BYTES 65536
+
+typedef struct {
+    uint8_t *raw;               /* FRAMES decoded frames */
+    uint8_t *wire;              /* their LZ4 frames, as a client sends them */
+    size_t wire_n;
+} stream_t;
+
+/* Incompressible frames, each opening with a byte that is no event type
+ * (the decoder thread's payload numbering then leaves them as they are). */
+static void make_stream(stream_t *s)
+{
+    s->raw = malloc((size_t)FRAMES * FRAME_BYTES);
+    s->wire = malloc((size_t)FRAMES * (4 + PROTO_LZ4_MAX_FRAME));
+    s->wire_n = 0;
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    for (size_t i = 0; i < (size_t)FRAMES * FRAME_BYTES; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        s->raw[i] = (uint8_t)x;
+    }
+    LZ4_stream_t *lz4 = LZ4_createStream();
+    static char ring[3 * FRAME_BYTES];
+    size_t off = 0;
+    for (int f = 0; f < FRAMES; f++) {
+        uint8_t *frame = s->raw + (size_t)f * FRAME_BYTES;
+        frame[0] = 0xFF;
+        memcpy(ring + off, frame, FRAME_BYTES);
+        int sz = LZ4_compress_fast_continue(lz4, ring + off, (char *)s->wire + s->wire_n + 4, FRAME_BYTES,
+                                           PROTO_LZ4_MAX_FRAME, 1);
+        ck_assert_int_gt(sz, 0);
+        uint32_t size = (uint32_t)sz;
+        memcpy(s->wire + s->wire_n, &size, 4);
+        s->wire_n += 4 + (size_t)sz;
+        off += FRAME_BYTES;
+        if (off > 2 * FRAME_BYTES) off = 0;
+    }
+    LZ4_freeStream(lz4);
+}
+
+static void free_stream(stream_t *s)
+{
+    free(s->raw);
+    free(s->wire);
+}
+
+static void on_ready(void *ctx)
+{
+    (void)ctx;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    nanosleep(&ts, NULL);
+}
+
+static void push_all(netdec_t *d, const stream_t *s)
+{
+    for (size_t off = 0; off < s->wire_n; off += PUSH_BYTES)
+        netdec_push(d, s->wire + off, s->wire_n - off < PUSH_BYTES ? s->wire_n - off : PUSH_BYTES);
+    netdec_end(d);
+}
+
+/* Take every item, checking each frame against the one sent; returns the
+ * frames seen before END. */
+static int drain_and_check(netdec_t *d, const stream_t *s)
+{
+    int frames = 0;
+    for (int idle = 0; idle < 20000;) {
+        netdec_item_t it;
+        if (!netdec_pop(d, &it)) {
+            sleep_ms(1);
+            idle++;
+            continue;
+        }
+        ck_assert_int_ne(it.kind, NETDEC_ERROR);
+        if (it.kind == NETDEC_END) return frames;
+        ck_assert_uint_eq(it.n, FRAME_BYTES);
+        ck_assert_int_lt(frames, FRAMES);
+        ck_assert(memcmp(it.data, s->raw + (size_t)frames * FRAME_BYTES, FRAME_BYTES) == 0);
+        frames++;
+        netdec_release(d, &it);
+    }
+    ck_abort_msg("no END item");
+    return -1;
+}
+
+START_TEST(waiting_input_leaves_memory_once_spooled)
+{
+    stream_t s;
+    make_stream(&s);
+    char dir[] = "/tmp/tc-netdec-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/x.spool", dir);
+    spool_t spool;
+    ck_assert_int_eq(spool_open(&spool, path, false), 0);
+
+    netdec_t *d = netdec_start(0, on_ready, NULL);
+    netdec_spool(d, &spool);
+    /* nobody takes the frames: the decoder stops after its few slots and
+     * the rest of the 16 MB waits */
+    push_all(d, &s);
+    for (int i = 0; i < 10000 && netdec_unspooled(d) > 0; i++) sleep_ms(1);
+    ck_assert_uint_eq(netdec_unspooled(d), 0);
+    ck_assert_uint_le(netdec_in_memory(d), NETDEC_KEEP_IN_MEMORY + 2 * PUSH_BYTES);
+    ck_assert_uint_gt(netdec_backlog(d), s.wire_n / 2);
+    ck_assert_uint_gt(netdec_spilled(d), s.wire_n / 2);
+
+    ck_assert_int_eq(drain_and_check(d, &s), FRAMES);
+    netdec_stop(d);
+    /* the spool holds exactly what was pushed */
+    ck_assert_uint_eq(spool.bytes, s.wire_n);
+    uint8_t *back = malloc(s.wire_n);
+    ck_assert_int_eq(spool_read_at(&spool, 0, back, s.wire_n), 0);
+    ck_assert(memcmp(back, s.wire, s.wire_n) == 0);
+    free(back);
+    spool_close(&spool, false);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    rmdir(dir);
+    free_stream(&s);
+}
+END_TEST
+
+START_TEST(without_a_spool_waiting_input_stays_in_memory)
+{
+    stream_t s;
+    make_stream(&s);
+    netdec_t *d = netdec_start(0, on_ready, NULL);
+    push_all(d, &s);
+    sleep_ms(50);
+    ck_assert_uint_eq(netdec_spilled(d), 0);
+    ck_assert_uint_gt(netdec_in_memory(d), s.wire_n / 2);
+    ck_assert_int_eq(drain_and_check(d, &s), FRAMES);
+    ck_assert_uint_eq(netdec_in_memory(d), 0);
+    netdec_stop(d);
+    free_stream(&s);
+}
+END_TEST
+
+/* Input leaves memory only for a spool it can be read back from (here:
+ * one marked write-only). */
+START_TEST(an_unreadable_spool_keeps_input_in_memory)
+{
+    stream_t s;
+    make_stream(&s);
+    char dir[] = "/tmp/tc-netdec-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/x.spool", dir);
+    spool_t spool;
+    ck_assert_int_eq(spool_open(&spool, path, false), 0);
+    spool.readable = false;
+    netdec_t *d = netdec_start(0, on_ready, NULL);
+    netdec_spool(d, &spool);
+    push_all(d, &s);
+    for (int i = 0; i < 10000 && netdec_unspooled(d) > 0; i++) sleep_ms(1);
+    ck_assert_uint_eq(netdec_unspooled(d), 0);
+    ck_assert_uint_eq(netdec_spilled(d), 0);
+    ck_assert_uint_gt(netdec_in_memory(d), s.wire_n / 2);
+    ck_assert_int_eq(drain_and_check(d, &s), FRAMES);
+    netdec_stop(d);
+    ck_assert_uint_eq(spool.bytes, s.wire_n);
+    spool_close(&spool, false);
+    rmdir(dir);
+    free_stream(&s);
+}
+END_TEST
+
+Suite *netdec_suite(void)
+{
+    Suite *s = suite_create("netdec");
+    TCase *tc = tcase_create("spill");
+    tcase_add_test(tc, waiting_input_leaves_memory_once_spooled);
+    tcase_add_test(tc, without_a_spool_waiting_input_stays_in_memory);
+    tcase_add_test(tc, an_unreadable_spool_keeps_input_in_memory);
+    suite_add_tcase(s, tc);
+    return s;
+}
