@@ -41,15 +41,24 @@ static int worker_of(const tfile_t *t, uint64_t k)
     return (int)(k % (uint64_t)t->streams) % t->workers;
 }
 
-/* The first chunk from k on that worker w compresses. */
-static uint64_t next_chunk_of(const tfile_t *t, int w, uint64_t k)
+/* The chunk worker w compresses next, or UINT64_MAX if none of its chunks
+ * is ready. It stays on one stream while that stream has chunks ready:
+ * switching zstd contexts on a core costs that core's caches (a 2-core
+ * machine compressing 4 streams alternately spent 30% more CPU). */
+static uint64_t pick_chunk(const tfile_t *t, tfile_worker_t *w)
 {
-    while (worker_of(t, k) != w) k++;
-    return k;
+    if (w->snext[w->cur] < t->produced) return w->snext[w->cur];
+    uint64_t best = UINT64_MAX;
+    for (int s = w->index; s < t->streams; s += t->workers)
+        if (w->snext[s] < t->produced && w->snext[s] < best) {
+            best = w->snext[s];
+            w->cur = s;
+        }
+    return best;
 }
 
-/* Worker thread: compress this worker's chunks in chunk order as they
- * come (each stream's chunks must be compressed in order). */
+/* Worker thread: compress this worker's streams' chunks, each stream's in
+ * order (a zstd stream is sequential), as they come. */
 static void *worker_main(void *arg)
 {
     tfile_worker_t *w = arg;
@@ -57,9 +66,9 @@ static void *worker_main(void *arg)
     pthread_setname_np(pthread_self(), "tc-zstd");     /* for top -H, perf */
     pthread_mutex_lock(&t->lock);
     for (;;) {
-        while (w->next >= t->produced && !t->closing) pthread_cond_wait(&w->work, &t->lock);
-        if (w->next >= t->produced) break;
-        const uint64_t k = w->next;
+        uint64_t k;
+        while ((k = pick_chunk(t, w)) == UINT64_MAX && !t->closing) pthread_cond_wait(&w->work, &t->lock);
+        if (k == UINT64_MAX) break;
         tfile_slot_t *sl = &t->slot[k % TFILE_SLOTS];
         pthread_mutex_unlock(&t->lock);
 
@@ -68,7 +77,7 @@ static void *worker_main(void *arg)
         pthread_mutex_lock(&t->lock);
         sl->failed = failed;
         sl->ready = true;
-        w->next = next_chunk_of(t, w->index, k + 1);
+        w->snext[w->cur] = k + (uint64_t)t->streams;
         if (t->waiting) pthread_cond_signal(&t->done);
     }
     pthread_mutex_unlock(&t->lock);
@@ -110,7 +119,8 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers)
         tfile_worker_t *w = &t->w[i];
         w->t = t;
         w->index = i;
-        w->next = (uint64_t)i;
+        w->cur = i;
+        for (int k = 0; k < t->streams; k++) w->snext[k] = (uint64_t)k;
         pthread_cond_init(&w->work, NULL);
         w->started = pthread_create(&w->thread, NULL, worker_main, w) == 0;
         if (!w->started) {

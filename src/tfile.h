@@ -40,7 +40,8 @@ typedef struct {
     int index;
     pthread_t thread;
     bool started;
-    uint64_t next;              /* next chunk number of this worker to compress */
+    uint64_t snext[TFILE_MAX_STREAMS];  /* per stream of its own: the next chunk to compress */
+    int cur;                    /* the stream it compresses now */
     pthread_cond_t work;        /* a chunk for this worker, or closing */
 } tfile_worker_t;
 
