@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <zstd.h>
 
@@ -27,6 +28,14 @@ static double now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* CPU seconds of this process so far (all threads). */
+static double cpu_seconds(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 static uint8_t *read_all(const char *path, size_t *n)
@@ -113,13 +122,13 @@ static int bench_zstd(const char *path)
     uint8_t *payload = payload_of(file, n, &plen);
     FILE *sink = fopen("/dev/null", "wb");
     tfile_t t;
-    const double t0 = now();
+    const double t0 = now(), c0 = cpu_seconds();
     tfile_open(&t, sink, 3, 4, tfile_workers_for(4));
     tfile_write(&t, payload, plen);
     tfile_close(&t);
-    const double dt = now() - t0;
+    const double dt = now() - t0, cpu = cpu_seconds() - c0;
     fclose(sink);
-    printf("zstd-3x4 %zu bytes in %.3f s (%.0f MB/s of payload, %llu bytes out)\n", plen, dt,
+    printf("zstd-3x4 %zu bytes in %.3f s, %.2f s CPU (%.0f MB/s of payload, %llu bytes out)\n", plen, dt, cpu,
            (double)plen / 1e6 / dt, (unsigned long long)t.file_bytes);
     free(payload);
     free(file);
