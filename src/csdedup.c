@@ -20,15 +20,20 @@ void csdedup_free(csdedup_t *d)
     hmap_free(&d->by_hash);
 }
 
-/* The number of these payload bytes, given one if they are new. */
-static uint64_t payload_number(csdedup_t *d, const uint8_t *p, uint16_t n)
+static bool same_payload(const uint8_t *known, const uint8_t *p, uint16_t n)
 {
-    uint64_t key = hash_bytes_wide(p, n);
+    return ld16(known) == n && memcmp(known + 2, p, n) == 0;
+}
+
+/* The number of payload bytes with this hash, from the table, given one
+ * if they are new. */
+static uint64_t payload_number_slow(csdedup_t *d, uint64_t hash, const uint8_t *p, uint16_t n)
+{
+    uint64_t key = hash;
     for (;; key++) {
         const uint64_t *v = hmap_get(&d->by_hash, key);
         if (!v) break;
-        const uint8_t *known = d->payloads.v[*v];
-        if (ld16(known) == n && memcmp(known + 2, p, n) == 0) return *v;
+        if (same_payload(d->payloads.v[*v], p, n)) return *v;
     }
     uint8_t *copy = xmalloc(2 + (size_t)n);
     memcpy(copy, &n, 2);
@@ -36,6 +41,18 @@ static uint64_t payload_number(csdedup_t *d, const uint8_t *p, uint16_t n)
     const uint64_t number = d->payloads.n;
     VEC_PUSH(d->payloads, copy);
     hmap_put(&d->by_hash, key, number, NULL);
+    return number;
+}
+
+/* The number of these payload bytes: a payload seen recently is found by
+ * its hash in a small direct-mapped table before the full one. */
+static uint64_t payload_number(csdedup_t *d, const uint8_t *p, uint16_t n)
+{
+    const uint64_t hash = hash_bytes_wide(p, n);
+    csdedup_recent_t *r = &d->recent[hash % CSDEDUP_CACHE];
+    if (r->number && r->hash == hash && same_payload(d->payloads.v[r->number - 1], p, n)) return r->number - 1;
+    const uint64_t number = payload_number_slow(d, hash, p, n);
+    *r = (csdedup_recent_t){ hash, number + 1 };
     return number;
 }
 

@@ -17,7 +17,15 @@
 #include "hmap.h"
 #include "util.h"
 
+#define CSDEDUP_CACHE 1024        /* recently seen payloads, by hash */
+
 typedef struct {
+    uint64_t hash;
+    uint64_t number;             /* + 1; 0: empty */
+} csdedup_recent_t;
+
+typedef struct {
+    csdedup_recent_t recent[CSDEDUP_CACHE];   /* direct-mapped, ahead of by_hash */
     hmap_t by_hash;              /* hash (+ probe) -> payload number */
     VEC(uint8_t *) payloads;     /* number -> u16 length + bytes */
     unsigned skip;               /* frames left unwalked (see csdedup.c) */

@@ -5,25 +5,30 @@
 
 #include "util.h"
 
+/* A slot at most this far from its home; a longer probe grows the map. */
+#define MAX_DISTANCE 255
+
 void hmap_free(hmap_t *m)
 {
     free(m->slots);
-    free(m->tags);
+    free(m->meta);
     *m = (hmap_t){0};
 }
 
-static inline uint8_t tag_of(uint64_t h) { return (uint8_t)(0x80 | (h >> 57)); }
+static inline uint16_t tag_of(uint64_t h) { return (uint16_t)((0x80 | (h >> 57)) << 8); }
+static inline uint16_t tag_bits(uint16_t meta) { return meta & 0xFF00; }
+static inline size_t distance(uint16_t meta) { return meta & 0xFF; }
 
 uint64_t *hmap_get(const hmap_t *m, uint64_t key)
 {
     if (!m->n) return NULL;
     const uint64_t h = hash64(key);
-    const uint8_t tag = tag_of(h);
+    const uint16_t tag = tag_of(h);
     const size_t mask = m->cap - 1;
     for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
-        const uint8_t t = m->tags[i];
+        const uint16_t t = m->meta[i];
         if (!t) return NULL;
-        if (t == tag && m->slots[i].key == key) return &m->slots[i].val;
+        if (tag_bits(t) == tag && m->slots[i].key == key) return &m->slots[i].val;
     }
 }
 
@@ -33,27 +38,31 @@ static void rehash(hmap_t *m, size_t cap)
     m->cap = cap;
     m->n = 0;
     m->slots = xmalloc(cap * sizeof *m->slots);
-    m->tags = xcalloc(cap, 1);
+    m->meta = xcalloc(cap, sizeof *m->meta);
     for (size_t i = 0; i < old.cap; i++)
-        if (old.tags[i]) hmap_put(m, old.slots[i].key, old.slots[i].val, NULL);
+        if (old.meta[i]) hmap_put(m, old.slots[i].key, old.slots[i].val, NULL);
     free(old.slots);
-    free(old.tags);
+    free(old.meta);
 }
 
 uint64_t *hmap_put(hmap_t *m, uint64_t key, uint64_t v, bool *fresh)
 {
     if ((m->n + 1) * 4 > m->cap * 3) rehash(m, m->cap ? m->cap * 2 : 16);
     const uint64_t h = hash64(key);
-    const uint8_t tag = tag_of(h);
+    const uint16_t tag = tag_of(h);
     const size_t mask = m->cap - 1;
-    size_t i = (size_t)h & mask;
-    for (; m->tags[i]; i = (i + 1) & mask) {
-        if (m->tags[i] == tag && m->slots[i].key == key) {
+    size_t i = (size_t)h & mask, d = 0;
+    for (; m->meta[i]; i = (i + 1) & mask, d++) {
+        if (tag_bits(m->meta[i]) == tag && m->slots[i].key == key) {
             if (fresh) *fresh = false;
             return &m->slots[i].val;
         }
     }
-    m->tags[i] = tag;
+    if (d > MAX_DISTANCE) {
+        rehash(m, m->cap * 2);
+        return hmap_put(m, key, v, fresh);
+    }
+    m->meta[i] = (uint16_t)(tag | d);
     m->slots[i].key = key;
     m->slots[i].val = v;
     m->n++;
@@ -70,27 +79,27 @@ bool hmap_take(hmap_t *m, uint64_t key, uint64_t *val)
 {
     if (!m->n) return false;
     const uint64_t h = hash64(key);
-    const uint8_t tag = tag_of(h);
+    const uint16_t tag = tag_of(h);
     const size_t mask = m->cap - 1;
     size_t i = (size_t)h & mask;
     for (;; i = (i + 1) & mask) {
-        if (!m->tags[i]) return false;
-        if (m->tags[i] == tag && m->slots[i].key == key) break;
+        if (!m->meta[i]) return false;
+        if (tag_bits(m->meta[i]) == tag && m->slots[i].key == key) break;
     }
     if (val) *val = m->slots[i].val;
-    /* Backward-shift: move later members of the cluster into the hole when
-     * their home slot does not lie cyclically in (hole, j]. */
+    /* Backward-shift: move a later member of the cluster into the hole when
+     * its home does not lie cyclically in (hole, j], that is when it is at
+     * least as far from its home as from the hole. */
     size_t hole = i;
-    for (size_t j = (i + 1) & mask; m->tags[j]; j = (j + 1) & mask) {
-        const size_t home = (size_t)hash64(m->slots[j].key) & mask;
-        const bool between = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-        if (!between) {
+    for (size_t j = (i + 1) & mask; m->meta[j]; j = (j + 1) & mask) {
+        const size_t d = distance(m->meta[j]), gap = (j - hole) & mask;
+        if (d >= gap) {
             m->slots[hole] = m->slots[j];
-            m->tags[hole] = m->tags[j];
+            m->meta[hole] = (uint16_t)(tag_bits(m->meta[j]) | (d - gap));
             hole = j;
         }
     }
-    m->tags[hole] = 0;
+    m->meta[hole] = 0;
     m->n--;
     return true;
 }
@@ -98,7 +107,7 @@ bool hmap_take(hmap_t *m, uint64_t key, uint64_t *val)
 bool hmap_next(const hmap_t *m, size_t *it, uint64_t *key, uint64_t *val)
 {
     for (size_t i = *it; i < m->cap; i++) {
-        if (m->tags[i]) {
+        if (m->meta[i]) {
             if (key) *key = m->slots[i].key;
             if (val) *val = m->slots[i].val;
             *it = i + 1;

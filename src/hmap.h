@@ -1,8 +1,10 @@
 /* hmap.h - an open-addressing hash map from u64 keys to u64 values, for the
  * capture's own look-ups (thread ids, string pointers, live allocations...).
  * Linear probing with backward-shift deletion; key 0 is allowed. Each slot
- * holds its key and value together, and a byte array of hash tags lets a
- * probe skip slots without touching them. */
+ * holds its key and value together; a parallel array of 16-bit words holds
+ * each slot's hash tag, which lets a probe skip slots without touching them,
+ * and its distance from its home slot, which lets a deletion shift the
+ * cluster back without hashing its keys again. */
 #ifndef TC_HMAP_H
 #define TC_HMAP_H
 
@@ -16,7 +18,7 @@ typedef struct {
 
 typedef struct {
     hmap_slot_t *slots;
-    uint8_t *tags;        /* 0 = empty, else 0x80 | 7 hash bits */
+    uint16_t *meta;       /* 0 = empty, else (0x80 | 7 hash bits) << 8 | distance from home */
     size_t cap;           /* power of two, or 0 */
     size_t n;
 } hmap_t;

@@ -74,6 +74,15 @@ uint64_t hash_bytes_wide(const void *p, size_t n)
     return hash_bytes(b, n) ^ fold_mul(h ^ 0x589965CC75374CC3ULL, g ^ 0x1D8E4E27C47D124FULL);
 }
 
+/* The first n (< 8) bytes at b as a little-endian word, zero-padded
+ * (what memcpy into a zeroed word gives, without the call). */
+static inline uint64_t load_short(const uint8_t *b, size_t n)
+{
+    if (n >= 4) return ld32(b) | (uint64_t)ld32(b + n - 4) << ((n - 4) * 8);
+    if (n == 0) return 0;
+    return b[0] | (uint64_t)b[n / 2] << (n / 2 * 8) | (uint64_t)b[n - 1] << ((n - 1) * 8);
+}
+
 uint64_t hash_bytes(const void *p, size_t n)
 {
     const uint8_t *b = p;
@@ -83,8 +92,8 @@ uint64_t hash_bytes(const void *p, size_t n)
         b += 16;
         n -= 16;
     }
-    uint64_t tail[2] = { 0, 0 };
-    memcpy(tail, b, n);
-    h = fold_mul(tail[0] ^ 0x8EBC6AF09C88C6E3ULL, tail[1] ^ h);
+    const uint64_t t0 = n >= 8 ? ld64(b) : load_short(b, n);
+    const uint64_t t1 = n > 8 ? load_short(b + 8, n - 8) : 0;
+    h = fold_mul(t0 ^ 0x8EBC6AF09C88C6E3ULL, t1 ^ h);
     return hash64(h);
 }

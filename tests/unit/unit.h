@@ -11,5 +11,6 @@ Suite *tfile_suite(void);
 Suite *model_suite(void);
 Suite *fuzz_regressions_suite(void);
 Suite *netdec_suite(void);
+Suite *util_suite(void);
 
 #endif

@@ -1,0 +1,123 @@
+/* test_util.c - unit tests of util.h's hashes (hash_bytes gives the values
+ * of its zero-padded definition at every length: the keys of the string and
+ * call-stack tables depend on it) and of hmap.c (random insertions, look-ups
+ * and deletions agree with a plain array, through growth, wrap-around and
+ * long clusters). */
+#include <check.h>
+#include <string.h>
+
+#include "hmap.h"
+#include "unit.h"
+#include "util.h"
+
+/* hash_bytes as defined: 16-byte blocks, then the zero-padded tail. */
+static uint64_t fold_mul_ref(uint64_t a, uint64_t b)
+{
+    __uint128_t r = (__uint128_t)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+static uint64_t hash_bytes_ref(const uint8_t *b, size_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)n * 0xA0761D6478BD642FULL);
+    while (n >= 16) {
+        h = fold_mul_ref(ld64(b) ^ 0xE7037ED1A0B428DBULL, ld64(b + 8) ^ h);
+        b += 16;
+        n -= 16;
+    }
+    uint64_t tail[2] = { 0, 0 };
+    memcpy(tail, b, n);
+    h = fold_mul_ref(tail[0] ^ 0x8EBC6AF09C88C6E3ULL, tail[1] ^ h);
+    return hash64(h);
+}
+
+START_TEST(hash_bytes_matches_its_definition_at_every_length)
+{
+    uint8_t buf[80];
+    uint64_t x = 0x2545F4914F6CDD1DULL;
+    for (int round = 0; round < 50; round++) {
+        for (size_t i = 0; i < sizeof buf; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            buf[i] = (uint8_t)x;
+        }
+        for (size_t n = 0; n <= 64; n++) {
+            /* at every alignment, and with bytes after the end that must not count */
+            for (size_t off = 0; off < 8; off++)
+                ck_assert_uint_eq(hash_bytes(buf + off, n), hash_bytes_ref(buf + off, n));
+        }
+    }
+    /* lengths differing only by trailing zeros hash apart */
+    memset(buf, 0, sizeof buf);
+    ck_assert_uint_ne(hash_bytes(buf, 3), hash_bytes(buf, 4));
+}
+END_TEST
+
+#define KEYS 3000
+
+/* The map against an array indexed by key (value 0: absent), over keys
+ * spread as pointers are: multiples of 16 from a base, and 0. */
+static void check_against_array(hmap_t *m, const uint64_t *ref)
+{
+    size_t present = 0;
+    for (size_t k = 0; k < KEYS; k++) {
+        const uint64_t *v = hmap_get(m, k * 16);
+        if (ref[k]) {
+            ck_assert_ptr_nonnull(v);
+            ck_assert_uint_eq(*v, ref[k]);
+            present++;
+        } else {
+            ck_assert_ptr_null(v);
+        }
+    }
+    ck_assert_uint_eq(m->n, present);
+    size_t seen = 0;
+    uint64_t key, val;
+    for (size_t it = 0; hmap_next(m, &it, &key, &val);) {
+        ck_assert_uint_eq(key % 16, 0);
+        ck_assert_uint_eq(ref[key / 16], val);
+        seen++;
+    }
+    ck_assert_uint_eq(seen, present);
+}
+
+START_TEST(hmap_agrees_with_an_array_under_churn)
+{
+    static uint64_t ref[KEYS];
+    memset(ref, 0, sizeof ref);
+    hmap_t m = {0};
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    for (int step = 1; step <= 200000; step++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        /* phases: grow to most keys, churn around a third, drain */
+        const int phase = step / 50000;
+        const size_t k = (size_t)(x % (phase == 1 ? KEYS / 3 : KEYS));
+        const bool insert = phase == 3 ? (x >> 40) % 4 == 0 : phase == 0 ? (x >> 40) % 4 != 0 : (x >> 40) % 2 == 0;
+        if (insert) {
+            bool fresh;
+            uint64_t *v = hmap_put(&m, k * 16, (uint64_t)step, &fresh);
+            ck_assert(fresh == (ref[k] == 0));
+            if (fresh) ref[k] = (uint64_t)step;
+            ck_assert_uint_eq(*v, ref[k]);
+        } else {
+            uint64_t v = 0;
+            const bool had = hmap_take(&m, k * 16, &v);
+            ck_assert(had == (ref[k] != 0));
+            if (had) ck_assert_uint_eq(v, ref[k]);
+            ref[k] = 0;
+        }
+        if (step % 5000 == 0) check_against_array(&m, ref);
+    }
+    check_against_array(&m, ref);
+    hmap_free(&m);
+}
+END_TEST
+
+Suite *util_suite(void)
+{
+    Suite *s = suite_create("util");
+    TCase *tc = tcase_create("hash");
+    tcase_add_test(tc, hash_bytes_matches_its_definition_at_every_length);
+    tcase_add_test(tc, hmap_agrees_with_an_array_under_churn);
+    suite_add_tcase(s, tc);
+    return s;
+}
