@@ -225,7 +225,7 @@ static void on_decoded(uv_async_t *h)
             break;
         }
     }
-    if (budget == 0) uv_async_send(&c->decoded);   /* more may wait: come back after polling */
+    if (budget == 0 && !c->finishing) uv_async_send(&c->decoded);   /* more may wait: come back after polling */
     if (c->reading_paused && !c->finishing && netdec_in_memory(c->dec) < BACKLOG_HIGH / 4) {
         c->reading_paused = false;
         uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);

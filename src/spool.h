@@ -1,8 +1,10 @@
 /* spool.h - every byte received from the client, appended to a file beside
  * the output while capturing (OUT.spool), so that a capture killed before
  * it could save (SIGKILL, the OOM killer, a CI timeout, a crash) can be
- * rebuilt with --recover. The bytes go out with write(2), which hands them
- * to the kernel at once: a killed process loses none of them. Writeback is
+ * rebuilt with --recover. The bytes go out with write(2) on a thread of
+ * their own (netdec.c), which hands them to the kernel at once: a killed
+ * process loses none of what was written, and at most the few MB still
+ * queued for that thread (the reading pauses beyond that). Writeback is
  * left to the kernel's own schedule: a spool removed after a short capture
  * then never costs disk writes at all. A spool that cannot be written (a full
  * disk) is reported and abandoned; the capture itself goes on.
