@@ -47,6 +47,8 @@ struct netdec {
     size_t readback_cap;
     uint8_t *buf[NETDEC_SLOTS];
     bool busy[NETDEC_SLOTS];
+    int nbusy;
+    bool space_wanted;          /* the thread waits for free slots */
     netdec_item_t out[NETDEC_SLOTS + 2];   /* FIFO of ready items */
     size_t out_head, out_n;
     bool finished;              /* END or ERROR queued */
@@ -84,18 +86,21 @@ static int on_frame(void *ctx, const uint8_t *p, size_t n)
 {
     netdec_t *d = ctx;
     pthread_mutex_lock(&d->lock);
-    int slot = -1;
-    while (!d->stopping) {
-        for (int i = 0; i < NETDEC_SLOTS && slot < 0; i++)
-            if (!d->busy[i]) slot = i;
-        if (slot >= 0) break;
-        pthread_cond_wait(&d->space, &d->lock);
+    /* All slots taken: sleep until half of them are free again, so that
+     * the model wakes this thread once per few frames, not per frame. */
+    if (d->nbusy == NETDEC_SLOTS) {
+        d->space_wanted = true;
+        while (!d->stopping && d->nbusy > NETDEC_SLOTS / 2) pthread_cond_wait(&d->space, &d->lock);
+        d->space_wanted = false;
     }
     if (d->stopping) {
         pthread_mutex_unlock(&d->lock);
         return -1;
     }
+    int slot = 0;
+    while (d->busy[slot]) slot++;
     d->busy[slot] = true;
+    d->nbusy++;
     pthread_mutex_unlock(&d->lock);
 
     memcpy(d->buf[slot], p, n);
@@ -311,7 +316,8 @@ void netdec_release(netdec_t *d, const netdec_item_t *it)
     if (it->kind != NETDEC_FRAME) return;
     pthread_mutex_lock(&d->lock);
     d->busy[it->slot] = false;
-    pthread_cond_signal(&d->space);
+    d->nbusy--;
+    if (d->space_wanted && d->nbusy <= NETDEC_SLOTS / 2) pthread_cond_signal(&d->space);
     pthread_mutex_unlock(&d->lock);
 }
 
