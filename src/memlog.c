@@ -6,7 +6,43 @@
 
 #define WINDOW 16384             /* plain records kept before sealing half */
 #define BLOCK (256u << 10)
-#define MAX_SEALED_RECORD 64
+/* The most a sealed record takes (8 numbers of at most 9 bytes), and the
+ * 8 bytes a number's store or load may reach past its end. */
+#define MAX_SEALED_RECORD (8 * 9 + 8)
+
+/* Numbers in the sealed stream are prefix varints: n bytes (1..8) hold
+ * 7n bits of value above n - 1 zero bits and a one bit, so one unaligned
+ * 8-byte store or load and a count of trailing zeros encode or decode a
+ * number without a branch per byte; a zero first byte says 8 plain bytes
+ * follow. */
+static inline uint8_t *pv_put(uint8_t *p, uint64_t v)
+{
+    const unsigned bits = 64 - (unsigned)__builtin_clzll(v | 1);
+    const unsigned n = (bits + 6) / 7;
+    if (n <= 8) {
+        const uint64_t w = (v << n | 1ull << (n - 1));
+        memcpy(p, &w, 8);       /* the bytes past n are overwritten later */
+        return p + n;
+    }
+    p[0] = 0;
+    memcpy(p + 1, &v, 8);
+    return p + 9;
+}
+
+static inline uint64_t pv_get(const uint8_t **pp)
+{
+    const uint8_t *p = *pp;
+    uint64_t w;
+    if (__builtin_expect(p[0] == 0, 0)) {
+        memcpy(&w, p + 1, 8);
+        *pp = p + 9;
+        return w;
+    }
+    const unsigned n = (unsigned)__builtin_ctz(p[0]) + 1;
+    memcpy(&w, p, 8);
+    *pp = p + n;
+    return n == 8 ? w >> 8 : (w & ((1ull << (8 * n)) - 1)) >> n;
+}
 
 void memlog_free(memlog_t *l)
 {
@@ -72,21 +108,21 @@ enum { SEAL_LIVE, SEAL_SAME, SEAL_OTHER };
 static void seal_one(memlog_t *l, const mem_event_t *e, uint64_t ordinal)
 {
     uint8_t *p = reserve(l), *q = p;
-    q += varint_put(q, zigzag((int64_t)(e->ptr - l->prev_ptr)));
-    q += varint_put(q, zigzag(sub_wrap(e->time_alloc, l->prev_time)));
-    q += varint_put(q, e->size);
-    q += varint_put(q, cs_local(&l->cs_alloc, e->cs_alloc));
+    q = pv_put(q, zigzag((int64_t)(e->ptr - l->prev_ptr)));
+    q = pv_put(q, zigzag(sub_wrap(e->time_alloc, l->prev_time)));
+    q = pv_put(q, e->size);
+    q = pv_put(q, cs_local(&l->cs_alloc, e->cs_alloc));
     if (e->time_free < 0) {
-        q += varint_put(q, (uint64_t)e->thread_alloc << 2 | SEAL_LIVE);
+        q = pv_put(q, (uint64_t)e->thread_alloc << 2 | SEAL_LIVE);
         mem_late_t late = { .time_alloc = e->time_alloc, .size = e->size, .time_free = -1 };
         hmap_put(&l->late, ordinal, l->lates.n, NULL);
         VEC_PUSH(l->lates, late);
     } else {
         const bool same = e->thread_free == e->thread_alloc;
-        q += varint_put(q, (uint64_t)e->thread_alloc << 2 | (same ? SEAL_SAME : SEAL_OTHER));
-        if (!same) q += varint_put(q, e->thread_free);
-        q += varint_put(q, zigzag(sub_wrap(e->time_free, e->time_alloc)));
-        q += varint_put(q, cs_local(&l->cs_free, e->cs_free));
+        q = pv_put(q, (uint64_t)e->thread_alloc << 2 | (same ? SEAL_SAME : SEAL_OTHER));
+        if (!same) q = pv_put(q, e->thread_free);
+        q = pv_put(q, zigzag(sub_wrap(e->time_free, e->time_alloc)));
+        q = pv_put(q, cs_local(&l->cs_free, e->cs_free));
     }
     l->prev_ptr = e->ptr;
     l->prev_time = e->time_alloc;
@@ -142,18 +178,18 @@ bool memlog_next(memlog_reader_t *r, mem_event_t *e)
         r->p = r->block->data;
     }
     const uint8_t *p = r->p;
-    r->ptr += (uint64_t)unzigzag(varint_get(&p));
-    r->time = add_wrap(r->time, unzigzag(varint_get(&p)));
+    r->ptr += (uint64_t)unzigzag(pv_get(&p));
+    r->time = add_wrap(r->time, unzigzag(pv_get(&p)));
     e->ptr = r->ptr;
     e->time_alloc = r->time;
-    e->size = varint_get(&p);
-    e->cs_alloc = cs_capture(&l->cs_alloc, varint_get(&p));
-    const uint64_t head = varint_get(&p);
+    e->size = pv_get(&p);
+    e->cs_alloc = cs_capture(&l->cs_alloc, pv_get(&p));
+    const uint64_t head = pv_get(&p);
     e->thread_alloc = (uint16_t)(head >> 2);
     if ((head & 3) != SEAL_LIVE) {
-        e->thread_free = (head & 3) == SEAL_SAME ? e->thread_alloc : (uint16_t)varint_get(&p);
-        e->time_free = add_wrap(e->time_alloc, unzigzag(varint_get(&p)));
-        e->cs_free = cs_capture(&l->cs_free, varint_get(&p));
+        e->thread_free = (head & 3) == SEAL_SAME ? e->thread_alloc : (uint16_t)pv_get(&p);
+        e->time_free = add_wrap(e->time_alloc, unzigzag(pv_get(&p)));
+        e->cs_free = cs_capture(&l->cs_free, pv_get(&p));
     } else {
         const mem_late_t *late = &l->lates.v[*hmap_get(&l->late, r->next)];
         e->time_free = late->time_free;

@@ -210,6 +210,55 @@ START_TEST(memory_events_survive_sealing)
 }
 END_TEST
 
+/* Every width of number the sealed stream stores: random 64-bit pointers,
+ * sizes of every bit length up to 2^64 - 1, times jumping back and forth
+ * across 2^62 ns, call stacks and threads at their limits. */
+START_TEST(memory_events_of_every_width_survive_sealing)
+{
+    enum { N = 60000 };
+    static mem_event_t ref[N];
+    memlog_t l = {0};
+    uint64_t x = 0xD1B54A32D192ED03ULL;
+    for (uint64_t i = 0; i < N; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        const unsigned width = (unsigned)(x % 65);      /* 0..64 bits */
+        const uint64_t big = width == 64 ? x * 0x9E3779B97F4A7C15ULL : (x * 0x9E3779B97F4A7C15ULL) >> (64 - width) >> 0;
+        mem_event_t e = { .ptr = x * 0xBF58476D1CE4E5B9ULL, .size = width ? big : 0,
+                          .cs_alloc = (uint32_t)(i % 7 == 0 ? 0xFFFFFF : i % 5),
+                          .time_alloc = i % 11 == 0 ? (int64_t)i : (int64_t)(x >> 2),
+                          .time_free = -1, .thread_alloc = (uint16_t)(i % 3 == 0 ? 0xFFFF : i % 4) };
+        ck_assert_uint_eq(memlog_alloc(&l, &e), i);
+        ref[i] = e;
+        if (i % 3 != 0) {
+            const int64_t t = i % 6 == 1 ? INT64_MAX : e.time_alloc + (int64_t)(x % 1000000);
+            const uint16_t th = (uint16_t)(i % 4 == 1 ? 0xFFFE : e.thread_alloc);
+            memlog_free_event(&l, i, t, th, (uint32_t)(i % 9 == 0 ? 0xFFFFFF : 3));
+            ref[i].time_free = t;
+            ref[i].thread_free = th;
+            ref[i].cs_free = (uint32_t)(i % 9 == 0 ? 0xFFFFFF : 3);
+        }
+    }
+    memlog_reader_t r;
+    mem_event_t e;
+    memlog_reader_init(&r, &l);
+    uint64_t i = 0;
+    for (; memlog_next(&r, &e); i++) {
+        ck_assert_uint_eq(e.ptr, ref[i].ptr);
+        ck_assert_uint_eq(e.size, ref[i].size);
+        ck_assert_int_eq(e.time_alloc, ref[i].time_alloc);
+        ck_assert_uint_eq(e.cs_alloc, ref[i].cs_alloc);
+        ck_assert_uint_eq(e.thread_alloc, ref[i].thread_alloc);
+        ck_assert_int_eq(e.time_free, ref[i].time_free);
+        if (ref[i].time_free >= 0) {
+            ck_assert_uint_eq(e.thread_free, ref[i].thread_free);
+            ck_assert_uint_eq(e.cs_free, ref[i].cs_free);
+        }
+    }
+    ck_assert_uint_eq(i, N);
+    memlog_free(&l);
+}
+END_TEST
+
 START_TEST(chunk_pool_deepens_only_when_takes_find_it_empty)
 {
     chunkpool_t *p = chunkpool_new(4096, 4);
@@ -247,6 +296,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, frame_sets_with_the_same_name_merge);
     tcase_add_test(tc, end_of_session_waits_for_answers_and_open_zones);
     tcase_add_test(tc, memory_events_survive_sealing);
+    tcase_add_test(tc, memory_events_of_every_width_survive_sealing);
     tcase_add_test(tc, chunk_pool_deepens_only_when_takes_find_it_empty);
     suite_add_tcase(s, tc);
     return s;
