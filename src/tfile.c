@@ -78,7 +78,7 @@ static void *worker_main(void *arg)
         sl->failed = failed;
         sl->ready = true;
         w->snext[w->cur] = k + (uint64_t)t->streams;
-        if (t->waiting) pthread_cond_signal(&t->done);
+        if (t->waiting && k == t->waiting_for) pthread_cond_signal(&t->done);
     }
     pthread_mutex_unlock(&t->lock);
     return NULL;
@@ -158,10 +158,14 @@ static void write_ready(tfile_t *t, uint64_t wait_for)
         if (!sl->ready) {
             if (t->written > wait_for || wait_for == UINT64_MAX) break;
             t->waiting = true;
+            t->waiting_for = t->written;   /* only this chunk lets it go on */
             pthread_cond_wait(&t->done, &t->lock);
             t->waiting = false;
             continue;
         }
+        /* The block stays put until this thread frees its slot, so the
+         * workers need not wait for the write. */
+        pthread_mutex_unlock(&t->lock);
         if (sl->failed) fail(t, EIO, "compressing a block");
         else if (!t->err) {
             uint32_t size = (uint32_t)sl->out_len;
@@ -170,6 +174,7 @@ static void write_ready(tfile_t *t, uint64_t wait_for)
             t->file_bytes += 4 + sl->out_len;
             start_writeback(t);
         }
+        pthread_mutex_lock(&t->lock);
         sl->ready = false;
         t->written++;
     }
@@ -189,9 +194,16 @@ static void emit_chunk(tfile_t *t)
         pthread_cond_signal(&t->w[worker_of(t, t->produced)].work);
     }
     t->produced++;
-    /* the next slot must be free: its previous chunk written */
-    if (t->produced >= TFILE_SLOTS) write_ready(t, t->produced - TFILE_SLOTS);
-    else write_ready(t, UINT64_MAX);
+    /* The next slot must be free: its previous chunk written. When it is
+     * not, wait until a few more are, so that the workers wake this thread
+     * once per few chunks, not per chunk. */
+    const uint64_t need = t->produced >= TFILE_SLOTS ? t->produced - TFILE_SLOTS : UINT64_MAX;
+    if (need != UINT64_MAX && t->written <= need) {
+        const uint64_t more = need + TFILE_SLOTS / 4;
+        write_ready(t, more < t->produced ? more : t->produced - 1);
+    } else {
+        write_ready(t, UINT64_MAX);
+    }
     pthread_mutex_unlock(&t->lock);
     t->nchunks++;
     t->used = 0;

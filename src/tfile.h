@@ -56,7 +56,8 @@ struct tfile {
     uint64_t produced;          /* chunks handed to the compressors */
     uint64_t written;           /* chunks written to the file */
     bool closing;
-    bool waiting;               /* the producer waits for a block */
+    bool waiting;               /* the producer waits for a block... */
+    uint64_t waiting_for;       /* ...this one, the next to write */
     pthread_mutex_t lock;
     pthread_cond_t done;
     uint8_t *cur;               /* the chunk being filled (slot produced % TFILE_SLOTS) */
