@@ -4,7 +4,7 @@
  *                                  frames (the decode ring, no events)
  *   bench-limits zstd FILE.tracy   recompress a .tracy payload with the
  *                                  capture's own writer (zstd level 3,
- *                                  4 streams, one thread per core)
+ *                                  4 streams, the capture's threads)
  *   bench-limits decode RECORDING [LOG]  feed a recording through the
  *                                  session (frames, events, model) without
  *                                  a socket; report the zone log's size

@@ -7,7 +7,7 @@
  * the payload; blocks are written in chunk order. The stream count is a
  * property of the file (upstream writes 4); the worker count is one of the
  * machine: worker w compresses the streams w, w + W, ... so that a 2-core
- * machine runs two compressors, not four fighting over its caches. With
+ * machine runs three compressors, not four fighting over its caches. With
  * streams 0, one stream is compressed on the caller's thread (no threads
  * at all; for the fuzz targets, which write a file per input). */
 #ifndef TC_TFILE_H
@@ -74,7 +74,7 @@ struct tfile {
  * threads). Returns 0 or -1 (errno set). */
 int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers);
 /* The compression threads worth running on this machine for `streams`:
- * one per online CPU, at most one per stream. */
+ * one more than the online CPUs, at most one per stream. */
 int tfile_workers_for(int streams);
 /* Append payload bytes. Failures are remembered and reported by close. */
 void tfile_write_slow(tfile_t *t, const void *p, size_t n);
