@@ -148,6 +148,7 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     capture_t *c = h->data;
     (void)suggested;
+    if (!c->rxbuf) c->rxbuf = xmalloc(c->rxcap);   /* the last one went to the decoder */
     *buf = uv_buf_init((char *)c->rxbuf, (unsigned)c->rxcap);
 }
 
@@ -271,7 +272,12 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         c->session.model.chunk_pool = chunkpool_new(ZLOG_POOL_CHUNK, 8);
         netdec_refill(c->dec, c->session.model.chunk_pool);
     }
-    netdec_push(c->dec, p, n);
+    if (p == c->rxbuf && n >= c->rxcap / 4) {
+        netdec_push_owned(c->dec, c->rxbuf, n);    /* a big read: no copy */
+        c->rxbuf = NULL;
+    } else {
+        netdec_push(c->dec, p, n);
+    }
     if (netdec_in_memory(c->dec) > BACKLOG_HIGH) {
         c->reading_paused = true;
         uv_read_stop(s);

@@ -272,9 +272,19 @@ void netdec_spool(netdec_t *d, spool_t *spool)
 void netdec_push(netdec_t *d, const uint8_t *p, size_t n)
 {
     if (n == 0) return;
+    uint8_t *data = xmalloc(n);
+    memcpy(data, p, n);
+    netdec_push_owned(d, data, n);
+}
+
+void netdec_push_owned(netdec_t *d, uint8_t *data, size_t n)
+{
+    if (n == 0) {
+        free(data);
+        return;
+    }
     chunk_t *c = xmalloc(sizeof *c);
-    *c = (chunk_t){ .n = n, .data = xmalloc(n) };
-    memcpy(c->data, p, n);
+    *c = (chunk_t){ .n = n, .data = data };
     pthread_mutex_lock(&d->lock);
     c->spooled = !d->spool_started;
     if (d->tail) d->tail->next = c;

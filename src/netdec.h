@@ -47,6 +47,10 @@ void netdec_refill(netdec_t *d, chunkpool_t *pool);
 void netdec_spool(netdec_t *d, spool_t *spool);
 /* Queue raw bytes (copied). */
 void netdec_push(netdec_t *d, const uint8_t *p, size_t n);
+/* Queue the first n bytes of a malloc'ed buffer, which netdec then owns
+ * (for big reads: no copy; a small one should be copied, as the buffer's
+ * whole size stays allocated until it is decoded or spooled). */
+void netdec_push_owned(netdec_t *d, uint8_t *data, size_t n);
 /* No more input: after the last frame an END item follows. */
 void netdec_end(netdec_t *d);
 /* Take the next item, if one is ready. */
