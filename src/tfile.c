@@ -2,9 +2,10 @@
  * tfile.h).
  *
  * The producer fills chunk k into slot k % TFILE_SLOTS and hands it over;
- * the worker owning stream k % N compresses that stream's chunks in order
- * (a zstd stream is sequential); the producer writes finished blocks in
- * chunk order and waits when all slots are in flight. */
+ * a free worker compresses it with stream k % N's context once the
+ * stream's earlier chunks are done (a zstd stream is sequential); the
+ * producer writes finished blocks in chunk order and waits when all slots
+ * are in flight. */
 #include "tfile.h"
 
 #include <errno.h>
@@ -35,30 +36,31 @@ static bool compress_chunk(const tfile_t *t, uint64_t k, tfile_slot_t *sl)
     return ZSTD_isError(rc) || rc != 0 || in.pos != in.size;
 }
 
-/* The worker that compresses chunk k. */
-static int worker_of(const tfile_t *t, uint64_t k)
+/* How far past the oldest waiting chunk a worker may stay on its stream. */
+#define STICK_AHEAD 8
+
+/* The stream whose next chunk worker w compresses, or -1 if no stream is
+ * both ready and free. Any worker takes any stream (one at a time, each
+ * stream's chunks in order), so the work spreads evenly however many
+ * workers there are; a worker stays on its last stream while that one has
+ * chunks ready, as switching zstd contexts costs a core its caches, but
+ * not so far ahead that the oldest chunk, which the file waits for, is
+ * left behind. Called with the lock. */
+static int pick_stream(const tfile_t *t, const tfile_worker_t *w)
 {
-    return (int)(k % (uint64_t)t->streams) % t->workers;
+    int oldest = -1;
+    for (int s = 0; s < t->streams; s++)
+        if (!t->sbusy[s] && t->snext[s] < t->produced && (oldest < 0 || t->snext[s] < t->snext[oldest]))
+            oldest = s;
+    const int cur = w->cur;
+    if (cur >= 0 && !t->sbusy[cur] && t->snext[cur] < t->produced && oldest >= 0 &&
+        t->snext[cur] < t->snext[oldest] + STICK_AHEAD * (uint64_t)t->streams)
+        return cur;
+    return oldest;
 }
 
-/* The chunk worker w compresses next, or UINT64_MAX if none of its chunks
- * is ready. It stays on one stream while that stream has chunks ready:
- * switching zstd contexts on a core costs that core's caches (a 2-core
- * machine compressing 4 streams alternately spent 30% more CPU). */
-static uint64_t pick_chunk(const tfile_t *t, tfile_worker_t *w)
-{
-    if (w->snext[w->cur] < t->produced) return w->snext[w->cur];
-    uint64_t best = UINT64_MAX;
-    for (int s = w->index; s < t->streams; s += t->workers)
-        if (w->snext[s] < t->produced && w->snext[s] < best) {
-            best = w->snext[s];
-            w->cur = s;
-        }
-    return best;
-}
-
-/* Worker thread: compress this worker's streams' chunks, each stream's in
- * order (a zstd stream is sequential), as they come. */
+/* Worker thread: compress chunks of whichever stream is ready, as they
+ * come (each stream's in order: a zstd stream is sequential). */
 static void *worker_main(void *arg)
 {
     tfile_worker_t *w = arg;
@@ -66,9 +68,12 @@ static void *worker_main(void *arg)
     pthread_setname_np(pthread_self(), "tc-zstd");     /* for top -H, perf */
     pthread_mutex_lock(&t->lock);
     for (;;) {
-        uint64_t k;
-        while ((k = pick_chunk(t, w)) == UINT64_MAX && !t->closing) pthread_cond_wait(&w->work, &t->lock);
-        if (k == UINT64_MAX) break;
+        int s;
+        while ((s = pick_stream(t, w)) < 0 && !t->closing) pthread_cond_wait(&t->work, &t->lock);
+        if (s < 0) break;
+        const uint64_t k = t->snext[s];
+        t->sbusy[s] = true;
+        w->cur = s;
         tfile_slot_t *sl = &t->slot[k % TFILE_SLOTS];
         pthread_mutex_unlock(&t->lock);
 
@@ -77,7 +82,10 @@ static void *worker_main(void *arg)
         pthread_mutex_lock(&t->lock);
         sl->failed = failed;
         sl->ready = true;
-        w->snext[w->cur] = k + (uint64_t)t->streams;
+        t->sbusy[s] = false;
+        t->snext[s] = k + (uint64_t)t->streams;
+        /* the stream's next chunk may wait for a free worker */
+        if (t->snext[s] < t->produced) pthread_cond_signal(&t->work);
         if (t->waiting && k == t->waiting_for) pthread_cond_signal(&t->done);
     }
     pthread_mutex_unlock(&t->lock);
@@ -86,13 +94,12 @@ static void *worker_main(void *arg)
 
 int tfile_workers_for(int streams)
 {
-    /* One more than the cores: a worker waiting for its next chunk, or for
-     * the producer, then leaves no core idle. On 2 cores, 3 workers saved
-     * the 100 M-zone session 0.2-0.3 s against 2 (and 4 cost the memory
-     * session 10%, its zstd contexts taking turns on the cores' caches). */
+    /* One per core: with any worker taking any free stream, more workers
+     * than cores only preempt each other and trade the cores' caches (on 2
+     * cores, 3 workers saved the 100 M-zone session 10% slower than 2). */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (cpus < 1) cpus = 1;
-    return streams < cpus + 1 ? streams : (int)cpus + 1;
+    return streams < cpus ? streams : (int)cpus;
 }
 
 int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers)
@@ -105,6 +112,7 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers)
     t->outcap = ZSTD_compressBound(TFILE_CHUNK);
     pthread_mutex_init(&t->lock, NULL);
     pthread_cond_init(&t->done, NULL);
+    pthread_cond_init(&t->work, NULL);
     for (int i = 0; i < TFILE_SLOTS; i++) {
         t->slot[i].in = xmalloc(TFILE_CHUNK);
         t->slot[i].out = xmalloc(t->outcap);
@@ -118,14 +126,13 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers)
         ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
         ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
         t->zc[i] = c;
+        t->snext[i] = (uint64_t)i;
     }
     for (int i = 0; i < t->workers; i++) {
         tfile_worker_t *w = &t->w[i];
         w->t = t;
         w->index = i;
-        w->cur = i;
-        for (int k = 0; k < t->streams; k++) w->snext[k] = (uint64_t)k;
-        pthread_cond_init(&w->work, NULL);
+        w->cur = -1;
         w->started = pthread_create(&w->thread, NULL, worker_main, w) == 0;
         if (!w->started) {
             errno = EAGAIN;
@@ -195,7 +202,7 @@ static void emit_chunk(tfile_t *t)
         sl->failed = compress_chunk(t, t->produced, sl);
         sl->ready = true;
     } else {
-        pthread_cond_signal(&t->w[worker_of(t, t->produced)].work);
+        pthread_cond_signal(&t->work);
     }
     t->produced++;
     /* The next slot must be free: its previous chunk written. When it is
@@ -234,11 +241,10 @@ int tfile_close(tfile_t *t)
     pthread_mutex_lock(&t->lock);
     if (t->produced) write_ready(t, t->produced - 1);
     t->closing = true;
-    for (int i = 0; i < t->workers; i++) pthread_cond_signal(&t->w[i].work);
+    pthread_cond_broadcast(&t->work);
     pthread_mutex_unlock(&t->lock);
     for (int i = 0; i < t->workers; i++) {
         if (t->w[i].started) pthread_join(t->w[i].thread, NULL);
-        pthread_cond_destroy(&t->w[i].work);
     }
     for (int i = 0; i < t->streams; i++) ZSTD_freeCCtx(t->zc[i]);
     for (int i = 0; i < TFILE_SLOTS; i++) {
@@ -247,5 +253,6 @@ int tfile_close(tfile_t *t)
     }
     pthread_mutex_destroy(&t->lock);
     pthread_cond_destroy(&t->done);
+    pthread_cond_destroy(&t->work);
     return t->err ? -1 : 0;
 }

@@ -6,8 +6,8 @@
  * Compression runs on worker threads while the caller goes on producing
  * the payload; blocks are written in chunk order. The stream count is a
  * property of the file (upstream writes 4); the worker count is one of the
- * machine: worker w compresses the streams w, w + W, ... so that a 2-core
- * machine runs three compressors, not four fighting over its caches. With
+ * machine: any worker compresses the next chunk of any free stream, so a
+ * 2-core machine runs two compressors over the four streams. With
  * streams 0, one stream is compressed on the caller's thread (no threads
  * at all; for the fuzz targets, which write a file per input). */
 #ifndef TC_TFILE_H
@@ -40,9 +40,7 @@ typedef struct {
     int index;
     pthread_t thread;
     bool started;
-    uint64_t snext[TFILE_MAX_STREAMS];  /* per stream of its own: the next chunk to compress */
-    int cur;                    /* the stream it compresses now */
-    pthread_cond_t work;        /* a chunk for this worker, or closing */
+    int cur;                    /* the stream it compressed last, or -1 */
 } tfile_worker_t;
 
 struct tfile {
@@ -50,7 +48,10 @@ struct tfile {
     int streams, workers;
     bool sync;                  /* compress on the caller's thread (streams 0) */
     void *zc[TFILE_MAX_STREAMS];            /* ZSTD_CCtx of each stream */
+    uint64_t snext[TFILE_MAX_STREAMS];      /* each stream's next chunk to compress */
+    bool sbusy[TFILE_MAX_STREAMS];          /* a worker compresses one of its chunks */
     tfile_worker_t w[TFILE_MAX_STREAMS];
+    pthread_cond_t work;        /* a chunk to compress, or closing */
     tfile_slot_t slot[TFILE_SLOTS];
     size_t outcap;
     uint64_t produced;          /* chunks handed to the compressors */
@@ -74,7 +75,7 @@ struct tfile {
  * threads). Returns 0 or -1 (errno set). */
 int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers);
 /* The compression threads worth running on this machine for `streams`:
- * one more than the online CPUs, at most one per stream. */
+ * one per online CPU, at most one per stream. */
 int tfile_workers_for(int streams);
 /* Append payload bytes. Failures are remembered and reported by close. */
 void tfile_write_slow(tfile_t *t, const void *p, size_t n);
