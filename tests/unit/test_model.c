@@ -222,8 +222,9 @@ START_TEST(memory_events_of_every_width_survive_sealing)
     for (uint64_t i = 0; i < N; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         const unsigned width = (unsigned)(x % 65);      /* 0..64 bits */
-        const uint64_t big = width == 64 ? x * 0x9E3779B97F4A7C15ULL : (x * 0x9E3779B97F4A7C15ULL) >> (64 - width) >> 0;
-        mem_event_t e = { .ptr = x * 0xBF58476D1CE4E5B9ULL, .size = width ? big : 0,
+        const uint64_t mixed = x * 0x9E3779B97F4A7C15ULL;
+        const uint64_t big = width == 0 ? 0 : width == 64 ? mixed : mixed >> (64 - width);
+        mem_event_t e = { .ptr = x * 0xBF58476D1CE4E5B9ULL, .size = big,
                           .cs_alloc = (uint32_t)(i % 7 == 0 ? 0xFFFFFF : i % 5),
                           .time_alloc = i % 11 == 0 ? (int64_t)i : (int64_t)(x >> 2),
                           .time_free = -1, .thread_alloc = (uint16_t)(i % 3 == 0 ? 0xFFFF : i % 4) };
