@@ -198,6 +198,16 @@ static void on_input_end(capture_t *c)
     finish(c, capture_outcome(c, true));
 }
 
+/* Read again once the input held in memory has shrunk (woken by the
+ * decoder and spool threads, and checked on every tick). */
+static void resume_reading(capture_t *c)
+{
+    if (c->reading_paused && !c->finishing && netdec_in_memory(c->dec) < BACKLOG_HIGH / 4) {
+        c->reading_paused = false;
+        uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+    }
+}
+
 /* The decoder thread has frames: process them in order, a few at a time,
  * so that the loop reads the socket in between and the client is drained
  * at the pace of the wire, not of the model. */
@@ -227,10 +237,7 @@ static void on_decoded(uv_async_t *h)
         }
     }
     if (budget == 0 && !c->finishing) uv_async_send(&c->decoded);   /* more may wait: come back after polling */
-    if (c->reading_paused && !c->finishing && netdec_in_memory(c->dec) < BACKLOG_HIGH / 4) {
-        c->reading_paused = false;
-        uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
-    }
+    resume_reading(c);
 }
 
 /* Called on the decoder thread. */
@@ -273,7 +280,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         netdec_refill(c->dec, c->session.model.chunk_pool);
     }
     if (p == c->rxbuf && n >= c->rxcap / 4) {
-        netdec_push_owned(c->dec, c->rxbuf, n);    /* a big read: no copy */
+        netdec_push_owned(c->dec, c->rxbuf, n, c->rxcap);   /* a big read: no copy */
         c->rxbuf = NULL;
     } else {
         netdec_push(c->dec, p, n);
@@ -431,13 +438,16 @@ static void on_tick(uv_timer_t *t)
     if (rss > c->peak_rss) c->peak_rss = rss;
     if (c->mem_limit_bytes > 0 && (int64_t)rss > c->mem_limit_bytes) request_stop(c, "memory limit reached");
 
-    /* The end wait is bounded: after Terminate, by time without data; after
+    /* The end wait is bounded: after Terminate, by time without data (and
+     * without input left to decode: the client's end may be in it); after
      * our own stop request, also in total (a client that keeps streaming
-     * instead of ending must not keep us). */
+     * instead of ending must not keep us). Input received by then is still
+     * decoded (drain_decoder). */
     const uint64_t limit = (uint64_t)(c->opts->end_timeout * 1e9);
     const bool ending = c->stop_requested || c->session.model.terminate;
+    const bool idle = !c->dec || netdec_backlog(c->dec) == 0;
     if (ending && c->session.state == SESSION_STREAMING &&
-        (now - c->t_last_rx > limit || (c->stop_requested && now - c->t_stop > limit))) {
+        ((idle && now - c->t_last_rx > limit) || (c->stop_requested && now - c->t_stop > limit))) {
         session_waiting(&c->session, c->gave_up_on, sizeof c->gave_up_on);
         finish(c, OUT_GAVE_UP);
         return;
@@ -448,6 +458,30 @@ static void on_tick(uv_timer_t *t)
         if (!c->opts->quiet) progress_handshake_wait(c);
     }
     if (c->tty && !c->opts->quiet && c->session.state == SESSION_STREAMING) progress_update(c);
+    resume_reading(c);
+}
+
+/* After the connection: decode what was received and not yet decoded
+ * (with a spool, that may be much), unless the user asked to save at once. */
+static void drain_decoder(capture_t *c)
+{
+    netdec_end(c->dec);
+    netdec_item_t it;
+    while (netdec_pop_wait(c->dec, &it)) {
+        if (it.kind == NETDEC_FRAME) {
+            session_feed_frame(&c->session, it.data, it.n, it.frame_no, it.offset, it.numbered);
+            netdec_release(c->dec, &it);
+        } else if (it.kind == NETDEC_ERROR && c->session.state == SESSION_STREAMING) {
+            snprintf(c->session.err, sizeof c->session.err, "%s", netdec_error(c->dec));
+            c->session.state = SESSION_BROKEN;
+            c->outcome = OUT_BROKEN;
+        }
+    }
+    /* the end the wait gave up on may have been in that input */
+    const session_t *s = &c->session;
+    if (c->outcome == OUT_GAVE_UP &&
+        (s->state == SESSION_COMPLETE || (s->model.terminate && !session_waiting(s, NULL, 0))))
+        c->outcome = capture_outcome(c, true);
 }
 
 void conn_run(capture_t *c)
@@ -480,6 +514,7 @@ void conn_run(capture_t *c)
     start_resolve(c);
     uv_run(c->loop, UV_RUN_DEFAULT);
     if (c->dec) {
+        if (c->outcome != OUT_ABORTED) drain_decoder(c);
         netdec_stats(c->dec, &c->frames, &c->compressed, &c->decompressed);
         netdec_stop(c->dec);
         c->dec = NULL;

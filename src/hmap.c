@@ -5,7 +5,10 @@
 
 #include "util.h"
 
-/* A slot at most this far from its home; a longer probe grows the map. */
+/* Distances are kept up to this; a slot farther from home says so, and its
+ * distance is computed from its key's hash when needed. A probe this long
+ * grows a map that is more than an eighth full; an emptier one (keys that
+ * collide by design, say) keeps its size. */
 #define MAX_DISTANCE 255
 
 void hmap_free(hmap_t *m)
@@ -58,11 +61,11 @@ uint64_t *hmap_put(hmap_t *m, uint64_t key, uint64_t v, bool *fresh)
             return &m->slots[i].val;
         }
     }
-    if (d > MAX_DISTANCE) {
+    if (d >= MAX_DISTANCE && (m->n + 1) * 8 > m->cap) {
         rehash(m, m->cap * 2);
         return hmap_put(m, key, v, fresh);
     }
-    m->meta[i] = (uint16_t)(tag | d);
+    m->meta[i] = (uint16_t)(tag | (d < MAX_DISTANCE ? d : MAX_DISTANCE));
     m->slots[i].key = key;
     m->slots[i].val = v;
     m->n++;
@@ -92,10 +95,13 @@ bool hmap_take(hmap_t *m, uint64_t key, uint64_t *val)
      * least as far from its home as from the hole. */
     size_t hole = i;
     for (size_t j = (i + 1) & mask; m->meta[j]; j = (j + 1) & mask) {
-        const size_t d = distance(m->meta[j]), gap = (j - hole) & mask;
+        size_t d = distance(m->meta[j]);
+        if (d == MAX_DISTANCE) d = (j - (size_t)hash64(m->slots[j].key)) & mask;
+        const size_t gap = (j - hole) & mask;
         if (d >= gap) {
+            const size_t nd = d - gap;
             m->slots[hole] = m->slots[j];
-            m->meta[hole] = (uint16_t)(tag_bits(m->meta[j]) | (d - gap));
+            m->meta[hole] = (uint16_t)(tag_bits(m->meta[j]) | (nd < MAX_DISTANCE ? nd : MAX_DISTANCE));
             hole = j;
         }
     }

@@ -21,6 +21,7 @@
 typedef struct chunk {
     struct chunk *next;
     size_t n;
+    size_t held;                /* the buffer's size, while it is held */
     uint8_t *data;              /* NULL once spilled */
     uint64_t spool_at;          /* spool file offset, once spooled */
     bool spooled, decoding, decoded;
@@ -30,12 +31,12 @@ struct netdec {
     pthread_t thread, spool_thread;
     bool spool_started;
     pthread_mutex_t lock;
-    pthread_cond_t input, space, to_spool;
+    pthread_cond_t input, space, to_spool, ready;
     chunk_t *head, *tail;       /* every chunk not yet decoded and spooled */
     chunk_t *dec_next;          /* the next chunk to decode */
     chunk_t *spool_next;        /* the next chunk to spool */
     size_t backlog;             /* bytes received and not decoded */
-    size_t in_memory;           /* bytes of chunk data held in memory */
+    size_t in_memory;           /* bytes held for chunks: buffers and headers */
     uint64_t spilled;           /* bytes dropped from memory, read back later */
     size_t unspooled;           /* bytes waiting for the spool thread */
     bool input_ended, stopping, spool_stopping;
@@ -65,6 +66,7 @@ struct netdec {
 static void put_item(netdec_t *d, netdec_item_t it)
 {
     d->out[(d->out_head + d->out_n++) % (NETDEC_SLOTS + 2)] = it;
+    pthread_cond_signal(&d->ready);
 }
 
 /* Free the chunks at the head that are decoded and spooled (lock held). */
@@ -74,7 +76,7 @@ static void collect_chunks(netdec_t *d)
         chunk_t *c = d->head;
         d->head = c->next;
         if (!d->head) d->tail = NULL;
-        if (c->data) d->in_memory -= c->n;
+        d->in_memory -= c->held + sizeof *c;
         free(c->data);
         free(c);
     }
@@ -196,7 +198,8 @@ static void maybe_spill(netdec_t *d, chunk_t *c)
     if (!d->spill_ok || c->decoding || c->decoded || !c->data || d->in_memory <= NETDEC_KEEP_IN_MEMORY) return;
     free(c->data);
     c->data = NULL;
-    d->in_memory -= c->n;
+    d->in_memory -= c->held;
+    c->held = 0;
     d->spilled += c->n;
 }
 
@@ -224,6 +227,12 @@ static void *spool_main(void *arg)
         d->spool_next = c->next;
         maybe_spill(d, c);
         collect_chunks(d);
+        if (!d->spool_stopping) {
+            /* memory was freed: a reader paused for it may go on */
+            pthread_mutex_unlock(&d->lock);
+            d->notify(d->ctx);
+            pthread_mutex_lock(&d->lock);
+        }
     }
     pthread_mutex_unlock(&d->lock);
     return NULL;
@@ -236,6 +245,7 @@ netdec_t *netdec_start(uint64_t base_offset, void (*notify)(void *ctx), void *ct
     pthread_cond_init(&d->input, NULL);
     pthread_cond_init(&d->space, NULL);
     pthread_cond_init(&d->to_spool, NULL);
+    pthread_cond_init(&d->ready, NULL);
     frame_decoder_init(&d->frames, base_offset);
     csdedup_init(&d->dedup);
     for (int i = 0; i < NETDEC_SLOTS; i++) d->buf[i] = xmalloc(PROTO_TARGET_FRAME_SIZE);
@@ -274,17 +284,17 @@ void netdec_push(netdec_t *d, const uint8_t *p, size_t n)
     if (n == 0) return;
     uint8_t *data = xmalloc(n);
     memcpy(data, p, n);
-    netdec_push_owned(d, data, n);
+    netdec_push_owned(d, data, n, n);
 }
 
-void netdec_push_owned(netdec_t *d, uint8_t *data, size_t n)
+void netdec_push_owned(netdec_t *d, uint8_t *data, size_t n, size_t size)
 {
     if (n == 0) {
         free(data);
         return;
     }
     chunk_t *c = xmalloc(sizeof *c);
-    *c = (chunk_t){ .n = n, .data = data };
+    *c = (chunk_t){ .n = n, .held = size, .data = data };
     pthread_mutex_lock(&d->lock);
     c->spooled = !d->spool_started;
     if (d->tail) d->tail->next = c;
@@ -294,7 +304,7 @@ void netdec_push_owned(netdec_t *d, uint8_t *data, size_t n)
     if (!c->spooled && !d->spool_next) d->spool_next = c;
     if (!c->spooled) d->unspooled += n;
     d->backlog += n;
-    d->in_memory += n;
+    d->in_memory += size + sizeof *c;
     pthread_cond_signal(&d->input);
     if (!c->spooled) pthread_cond_signal(&d->to_spool);
     pthread_mutex_unlock(&d->lock);
@@ -311,6 +321,20 @@ void netdec_end(netdec_t *d)
 bool netdec_pop(netdec_t *d, netdec_item_t *it)
 {
     pthread_mutex_lock(&d->lock);
+    bool got = d->out_n > 0;
+    if (got) {
+        *it = d->out[d->out_head];
+        d->out_head = (d->out_head + 1) % (NETDEC_SLOTS + 2);
+        d->out_n--;
+    }
+    pthread_mutex_unlock(&d->lock);
+    return got;
+}
+
+bool netdec_pop_wait(netdec_t *d, netdec_item_t *it)
+{
+    pthread_mutex_lock(&d->lock);
+    while (!d->out_n && !d->finished) pthread_cond_wait(&d->ready, &d->lock);
     bool got = d->out_n > 0;
     if (got) {
         *it = d->out[d->out_head];
@@ -407,5 +431,6 @@ void netdec_stop(netdec_t *d)
     pthread_cond_destroy(&d->input);
     pthread_cond_destroy(&d->space);
     pthread_cond_destroy(&d->to_spool);
+    pthread_cond_destroy(&d->ready);
     free(d);
 }

@@ -47,20 +47,23 @@ void netdec_refill(netdec_t *d, chunkpool_t *pool);
 void netdec_spool(netdec_t *d, spool_t *spool);
 /* Queue raw bytes (copied). */
 void netdec_push(netdec_t *d, const uint8_t *p, size_t n);
-/* Queue the first n bytes of a malloc'ed buffer, which netdec then owns
- * (for big reads: no copy; a small one should be copied, as the buffer's
- * whole size stays allocated until it is decoded or spooled). */
-void netdec_push_owned(netdec_t *d, uint8_t *data, size_t n);
+/* Queue the first n bytes of a malloc'ed buffer of `size` bytes, which
+ * netdec then owns (for big reads: no copy; the whole size counts as held
+ * until the bytes are decoded and spooled, or spilled). */
+void netdec_push_owned(netdec_t *d, uint8_t *data, size_t n, size_t size);
 /* No more input: after the last frame an END item follows. */
 void netdec_end(netdec_t *d);
 /* Take the next item, if one is ready. */
 bool netdec_pop(netdec_t *d, netdec_item_t *it);
+/* Take the next item, waiting for it; false once END or ERROR was taken. */
+bool netdec_pop_wait(netdec_t *d, netdec_item_t *it);
 /* Give a FRAME item's buffer back. */
 void netdec_release(netdec_t *d, const netdec_item_t *it);
 /* Raw bytes queued and not yet decoded. */
 size_t netdec_backlog(netdec_t *d);
 /* Of those (and of the ones decoded but not yet spooled), the bytes held
- * in memory: what the reader of the input should bound. */
+ * in memory, buffers and bookkeeping: what the reader of the input should
+ * bound. */
 size_t netdec_in_memory(netdec_t *d);
 /* Bytes pushed and not yet written to the spool. */
 size_t netdec_unspooled(netdec_t *d);

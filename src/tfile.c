@@ -36,8 +36,9 @@ static bool compress_chunk(const tfile_t *t, uint64_t k, tfile_slot_t *sl)
     return ZSTD_isError(rc) || rc != 0 || in.pos != in.size;
 }
 
-/* How far past the oldest waiting chunk a worker may stay on its stream. */
-#define STICK_AHEAD 8
+/* How far past the oldest waiting chunk (in rounds of the streams) a
+ * worker may stay on its stream: half the slots. */
+#define STICK_AHEAD (TFILE_SLOTS / 8)
 
 /* The stream whose next chunk worker w compresses, or -1 if no stream is
  * both ready and free. Any worker takes any stream (one at a time, each
@@ -120,6 +121,7 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers)
     for (int i = 0; i < t->streams; i++) {
         ZSTD_CCtx *c = ZSTD_createCCtx();
         if (!c) {
+            tfile_close(t);
             errno = ENOMEM;
             return -1;
         }
@@ -135,6 +137,7 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers)
         w->cur = -1;
         w->started = pthread_create(&w->thread, NULL, worker_main, w) == 0;
         if (!w->started) {
+            tfile_close(t);     /* joins the workers started so far */
             errno = EAGAIN;
             return -1;
         }

@@ -72,7 +72,7 @@ struct tfile {
 
 /* Start a container on an open stream with `workers` compression threads
  * (at most one per stream; streams 0: one stream, compressed without
- * threads). Returns 0 or -1 (errno set). */
+ * threads). Returns 0, or -1 (errno set) with nothing left to close. */
 int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers);
 /* The compression threads worth running on this machine for `streams`:
  * one per online CPU, at most one per stream. */

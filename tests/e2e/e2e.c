@@ -6,6 +6,7 @@
  * Usage: e2e TRACY_CAPTURE TRACY_TEST_CLIENT TRACY_CSV */
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -945,6 +946,91 @@ START_TEST(output_checks_happen_before_connecting)
 }
 END_TEST
 
+/* The reader of a FIFO spool: starts late, then copies everything. */
+typedef struct {
+    const char *fifo, *copy;
+    double delay;
+} slow_reader_t;
+
+static void *read_fifo_late(void *arg)
+{
+    const slow_reader_t *s = arg;
+    usleep((useconds_t)(s->delay * 1e6));
+    int in = open(s->fifo, O_RDONLY), out = open(s->copy, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    char buf[65536];
+    for (ssize_t n; in >= 0 && (n = read(in, buf, sizeof buf)) > 0;)
+        if (write(out, buf, (size_t)n) != n) break;
+    if (in >= 0) close(in);
+    close(out);
+    return NULL;
+}
+
+/* A spool slower than the client (a FIFO nobody reads for 2 s): reading
+ * pauses while too much waits for it, resumes once it drains, and nothing
+ * is lost: every zone is saved, and the spool got every byte in order. */
+START_TEST(slow_spool_pauses_the_client_and_loses_nothing)
+{
+    tmp_t t = tmp_make();
+    char fifo[160], copy[160], rec[160];
+    snprintf(fifo, sizeof fifo, "%s/slow.spool", t.dir);
+    snprintf(copy, sizeof copy, "%s/spool.copy", t.dir);
+    snprintf(rec, sizeof rec, "%s/client.rec", t.dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    slow_reader_t sr = { fifo, copy, 2.0 };
+    pthread_t reader;
+    ck_assert_int_eq(pthread_create(&reader, NULL, read_fifo_late, &sr), 0);
+    client_t c = client_start("--scenario", "zones", "--threads", "2", "--zones", "3000000", "--record", rec,
+                              "--manifest", t.manifest, NULL);
+    run_t r = capture_run(0, "-o", t.out, "-f", "-p", c.port, "--spool", fifo, NULL);
+    client_finish(&c);
+    pthread_join(reader, NULL);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(r.seconds < 30, "took %.1f s", r.seconds);
+    check_zones_as_sent(&t, t.out);
+    char *a = read_file(copy), *b = read_file(rec);
+    struct stat sa, sb;
+    ck_assert_int_eq(stat(copy, &sa), 0);
+    ck_assert_int_eq(stat(rec, &sb), 0);
+    ck_assert_int_gt(sb.st_size, 8 << 20);      /* more than reading may hold back */
+    ck_assert_int_eq(sa.st_size, sb.st_size);
+    ck_assert(memcmp(a, b, (size_t)sb.st_size) == 0);
+    free(a);
+    free(b);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* Stopping early while input still waits to be decoded (-s and a short
+ * --end-timeout against a client that sends fast): the wait gives up, but
+ * everything received is decoded and saved, exactly what --recover gets
+ * from the spool of the same capture. */
+START_TEST(input_received_before_giving_up_is_all_saved)
+{
+    tmp_t t = tmp_make();
+    char spool[160], rec[160], sum2[160];
+    snprintf(spool, sizeof spool, "%s.spool", t.out);
+    snprintf(rec, sizeof rec, "%s/recovered.tracy", t.dir);
+    snprintf(sum2, sizeof sum2, "%s/summary2.txt", t.dir);
+    client_t c = client_start("--scenario", "zones", "--threads", "4", "--zones", "5000000", NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "-s", "0.05", "--end-timeout", "0.05", "--keep-spool", NULL);
+    client_finish(&c);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    run_t r2 = capture_run(0, "-o", rec, "--recover", spool, NULL);
+    ck_assert_msg(r2.rc == 0, "recover rc %d: %s", r2.rc, r2.err);
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    ck_assert_int_eq(reader_run("--summary", rec, sum2), 0);
+    char *live = read_file(t.summary), *again = read_file(sum2);
+    ck_assert_int_gt(summary_value(live, "zones"), 0);
+    ck_assert_int_eq(summary_value(live, "zones"), summary_value(again, "zones"));
+    free(live);
+    free(again);
+    free(r.err);
+    free(r2.err);
+    tmp_remove(&t);
+}
+END_TEST
+
 /* A client that goes silent with its connection open (no events, no
  * keep-alives, no reading): -s ends the capture, the wait for the client
  * to end the session is bounded by --end-timeout, every zone is saved. */
@@ -1137,6 +1223,8 @@ static Suite *e2e_suite(void)
     tcase_add_test(tc, seconds_limit_stops_and_saves);
     tcase_add_test(tc, output_checks_happen_before_connecting);
     tcase_add_test(tc, stalled_client_is_left_at_the_time_limit);
+    tcase_add_test(tc, slow_spool_pauses_the_client_and_loses_nothing);
+    tcase_add_test(tc, input_received_before_giving_up_is_all_saved);
     tcase_add_test(tc, sigterm_saves_a_stalled_capture);
     tcase_add_test(tc, sighup_saves_a_stalled_capture);
     tcase_add_test(tc, vanished_output_directory_keeps_the_spool);

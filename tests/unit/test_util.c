@@ -112,12 +112,61 @@ START_TEST(hmap_agrees_with_an_array_under_churn)
 }
 END_TEST
 
+/* The key whose hash64 is h (hash64 is invertible). */
+static uint64_t inverse_mul(uint64_t c)
+{
+    uint64_t inv = c;
+    for (int i = 0; i < 6; i++) inv *= 2 - c * inv;
+    return inv;
+}
+
+static uint64_t key_of_hash(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= inverse_mul(0xc4ceb9fe1a85ec53ULL);
+    h ^= h >> 33;
+    h *= inverse_mul(0xff51afd7ed558ccdULL);
+    h ^= h >> 33;
+    return h;
+}
+
+/* Keys chosen to share the low 40 bits of their hash (one cluster, probes
+ * far past the stored distance): the map neither grows without bound nor
+ * loses a key, through insertions and deletions. */
+START_TEST(hmap_survives_keys_that_collide_by_design)
+{
+    enum { N = 1500 };
+    hmap_t m = {0};
+    uint64_t keys[N];
+    for (uint64_t i = 0; i < N; i++) {
+        keys[i] = key_of_hash(i << 40 | 0x12345);
+        ck_assert_uint_eq(hash64(keys[i]), i << 40 | 0x12345);
+        hmap_put(&m, keys[i], i + 1, NULL);
+    }
+    ck_assert_uint_le(m.cap, 16 * N);   /* grown by load, not by the collisions */
+    for (uint64_t i = 0; i < N; i++) ck_assert_uint_eq(*hmap_get(&m, keys[i]), i + 1);
+    for (uint64_t i = 0; i < N; i += 2) {
+        uint64_t v = 0;
+        ck_assert(hmap_take(&m, keys[i], &v));
+        ck_assert_uint_eq(v, i + 1);
+    }
+    for (uint64_t i = 0; i < N; i++) {
+        const uint64_t *v = hmap_get(&m, keys[i]);
+        if (i % 2) ck_assert_uint_eq(*v, i + 1);
+        else ck_assert_ptr_null(v);
+    }
+    ck_assert_uint_eq(m.n, N / 2);
+    hmap_free(&m);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
     Suite *s = suite_create("util");
     TCase *tc = tcase_create("hash");
     tcase_add_test(tc, hash_bytes_matches_its_definition_at_every_length);
     tcase_add_test(tc, hmap_agrees_with_an_array_under_churn);
+    tcase_add_test(tc, hmap_survives_keys_that_collide_by_design);
     suite_add_tcase(s, tc);
     return s;
 }
