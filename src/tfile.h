@@ -61,7 +61,8 @@ struct tfile {
     uint64_t waiting_for;       /* ...this one, the next to write */
     pthread_mutex_t lock;
     pthread_cond_t done;
-    uint8_t *cur;               /* the chunk being filled (slot produced % TFILE_SLOTS) */
+    uint8_t *stage;             /* the chunk being filled, in memory this thread keeps warm */
+    uint8_t *cur;               /* = stage */
     size_t used;
     uint64_t nchunks;
     uint64_t payload_bytes, file_bytes;
