@@ -49,7 +49,7 @@ typedef struct capture {
     spool_t spool;                /* every byte received, in a file (fd -1: none) */
     struct netdec *dec;           /* the frame decoder thread, once streaming */
     uv_async_t decoded;           /* it has frames for us */
-    bool reading_paused;          /* too much undecoded input: stop reading */
+    bool reading_paused;          /* too much input held in memory: stop reading */
     uint64_t frames, compressed, decompressed;   /* decoder statistics */
     uint8_t *rxbuf;
     size_t rxcap;

@@ -6,7 +6,12 @@
  * them into frames, decompresses them (frame.c, with the protocol's ring)
  * and hands each decoded frame back as an item, in order, waking the
  * connection's loop through a callback. Items end with END (input ended)
- * or ERROR (a bad frame; the frames before it are delivered first). */
+ * or ERROR (a bad frame; the frames before it are delivered first).
+ *
+ * With a spool (netdec_spool), a second thread appends every pushed chunk
+ * to it; a chunk waiting to be decoded then leaves memory once spooled and
+ * is read back in its turn, so input never has to wait in memory for the
+ * decoder: the reader of the input only bounds netdec_in_memory(). */
 #ifndef TC_NETDEC_H
 #define TC_NETDEC_H
 
