@@ -1,7 +1,7 @@
 #!/bin/sh
 # stop-drains.sh FIXTURE_DIR TRACY_CAPTURE TRACY_CSV REPLAY_TOOL
 #
-# A capture stopped early (-s, and a short --end-timeout) while the replay
+# A capture stopped early (-s 0.3, and a short --end-timeout) while the replay
 # tool sends a recorded session at full speed: input received but not yet
 # decoded when the wait gives up is still decoded and saved. The saved file
 # must hold exactly what --recover rebuilds from the same capture's spool
@@ -31,7 +31,7 @@ for _ in $(seq 1 100); do
 done
 [ -n "$port" ] || { echo "FAIL: the replay tool did not start"; cat "$tmp/replay.log"; exit 1; }
 
-"$capture" -o "$tmp/live.tracy" -p "$port" -s 0.05 --end-timeout 0.05 --keep-spool -q 2>"$tmp/capture.err"
+"$capture" -o "$tmp/live.tracy" -p "$port" -s 0.3 --end-timeout 0.05 --keep-spool -q 2>"$tmp/capture.err"
 rc=$?
 wait $rpid
 rpid=
