@@ -208,6 +208,20 @@ static void resume_reading(capture_t *c)
     }
 }
 
+/* A decoded frame into the model; its buffer back to the decoder. */
+static void feed_decoded(capture_t *c, const netdec_item_t *it)
+{
+    session_feed_frame(&c->session, it->data, it->n, it->frame_no, it->offset, it->numbered);
+    netdec_release(c->dec, it);
+}
+
+/* The decoder met a bad frame: the session is broken there. */
+static void mark_broken(capture_t *c)
+{
+    snprintf(c->session.err, sizeof c->session.err, "%s", netdec_error(c->dec));
+    c->session.state = SESSION_BROKEN;
+}
+
 /* The decoder thread has frames: process them in order, a few at a time,
  * so that the loop reads the socket in between and the client is drained
  * at the pace of the wire, not of the model. */
@@ -219,16 +233,13 @@ static void on_decoded(uv_async_t *h)
     while (!c->finishing && budget > 0 && netdec_pop(c->dec, &it)) {
         budget--;
         switch (it.kind) {
-        case NETDEC_FRAME: {
-            session_feed_frame(&c->session, it.data, it.n, it.frame_no, it.offset, it.numbered);
-            netdec_release(c->dec, &it);
+        case NETDEC_FRAME:
+            feed_decoded(c, &it);
             flush_out(c);
             settle(c);
             break;
-        }
         case NETDEC_ERROR:
-            snprintf(c->session.err, sizeof c->session.err, "%s", netdec_error(c->dec));
-            c->session.state = SESSION_BROKEN;
+            mark_broken(c);
             finish(c, OUT_BROKEN);
             break;
         case NETDEC_END:
@@ -469,11 +480,9 @@ static void drain_decoder(capture_t *c)
     netdec_item_t it;
     while (netdec_pop_wait(c->dec, &it)) {
         if (it.kind == NETDEC_FRAME) {
-            session_feed_frame(&c->session, it.data, it.n, it.frame_no, it.offset, it.numbered);
-            netdec_release(c->dec, &it);
+            feed_decoded(c, &it);
         } else if (it.kind == NETDEC_ERROR && c->session.state == SESSION_STREAMING) {
-            snprintf(c->session.err, sizeof c->session.err, "%s", netdec_error(c->dec));
-            c->session.state = SESSION_BROKEN;
+            mark_broken(c);
             c->outcome = OUT_BROKEN;
         }
     }

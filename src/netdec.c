@@ -35,10 +35,10 @@ struct netdec {
     chunk_t *head, *tail;       /* every chunk not yet decoded and spooled */
     chunk_t *dec_next;          /* the next chunk to decode */
     chunk_t *spool_next;        /* the next chunk to spool */
-    size_t backlog;             /* bytes received and not decoded */
-    size_t in_memory;           /* bytes held for chunks: buffers and headers */
+    uint64_t backlog;           /* bytes received and not decoded */
+    uint64_t in_memory;         /* bytes held for chunks: buffers and headers */
     uint64_t spilled;           /* bytes dropped from memory, read back later */
-    size_t unspooled;           /* bytes waiting for the spool thread */
+    uint64_t unspooled;         /* bytes waiting for the spool thread */
     bool input_ended, stopping, spool_stopping;
     bool spill_ok;              /* the spool holds everything so far */
 
@@ -318,15 +318,20 @@ void netdec_end(netdec_t *d)
     pthread_mutex_unlock(&d->lock);
 }
 
+/* Take the oldest ready item, if any (lock held). */
+static bool take_item(netdec_t *d, netdec_item_t *it)
+{
+    if (!d->out_n) return false;
+    *it = d->out[d->out_head];
+    d->out_head = (d->out_head + 1) % (NETDEC_SLOTS + 2);
+    d->out_n--;
+    return true;
+}
+
 bool netdec_pop(netdec_t *d, netdec_item_t *it)
 {
     pthread_mutex_lock(&d->lock);
-    bool got = d->out_n > 0;
-    if (got) {
-        *it = d->out[d->out_head];
-        d->out_head = (d->out_head + 1) % (NETDEC_SLOTS + 2);
-        d->out_n--;
-    }
+    const bool got = take_item(d, it);
     pthread_mutex_unlock(&d->lock);
     return got;
 }
@@ -335,12 +340,7 @@ bool netdec_pop_wait(netdec_t *d, netdec_item_t *it)
 {
     pthread_mutex_lock(&d->lock);
     while (!d->out_n && !d->finished) pthread_cond_wait(&d->ready, &d->lock);
-    bool got = d->out_n > 0;
-    if (got) {
-        *it = d->out[d->out_head];
-        d->out_head = (d->out_head + 1) % (NETDEC_SLOTS + 2);
-        d->out_n--;
-    }
+    const bool got = take_item(d, it);
     pthread_mutex_unlock(&d->lock);
     return got;
 }
@@ -355,37 +355,19 @@ void netdec_release(netdec_t *d, const netdec_item_t *it)
     pthread_mutex_unlock(&d->lock);
 }
 
-size_t netdec_backlog(netdec_t *d)
+/* One of the counters, read under the lock. */
+static uint64_t read_counter(netdec_t *d, const uint64_t *counter)
 {
     pthread_mutex_lock(&d->lock);
-    size_t n = d->backlog;
+    const uint64_t n = *counter;
     pthread_mutex_unlock(&d->lock);
     return n;
 }
 
-size_t netdec_unspooled(netdec_t *d)
-{
-    pthread_mutex_lock(&d->lock);
-    size_t n = d->unspooled;
-    pthread_mutex_unlock(&d->lock);
-    return n;
-}
-
-uint64_t netdec_spilled(netdec_t *d)
-{
-    pthread_mutex_lock(&d->lock);
-    uint64_t n = d->spilled;
-    pthread_mutex_unlock(&d->lock);
-    return n;
-}
-
-size_t netdec_in_memory(netdec_t *d)
-{
-    pthread_mutex_lock(&d->lock);
-    size_t n = d->in_memory;
-    pthread_mutex_unlock(&d->lock);
-    return n;
-}
+size_t netdec_backlog(netdec_t *d) { return (size_t)read_counter(d, &d->backlog); }
+size_t netdec_unspooled(netdec_t *d) { return (size_t)read_counter(d, &d->unspooled); }
+uint64_t netdec_spilled(netdec_t *d) { return read_counter(d, &d->spilled); }
+size_t netdec_in_memory(netdec_t *d) { return (size_t)read_counter(d, &d->in_memory); }
 
 const char *netdec_error(netdec_t *d)
 {

@@ -133,7 +133,6 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers)
     for (int i = 0; i < t->workers; i++) {
         tfile_worker_t *w = &t->w[i];
         w->t = t;
-        w->index = i;
         w->cur = -1;
         w->started = pthread_create(&w->thread, NULL, worker_main, w) == 0;
         if (!w->started) {
@@ -143,7 +142,6 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers)
         }
     }
     t->stage = xmalloc(TFILE_CHUNK);
-    t->cur = t->stage;
     const uint8_t header[6] = { 't', 'r', 0xFD, 'P', 1, (uint8_t)t->streams };
     if (fwrite(header, 1, sizeof header, fp) != sizeof header) fail(t, errno, "writing the file header");
     t->file_bytes = sizeof header;
@@ -234,7 +232,7 @@ void tfile_write_slow(tfile_t *t, const void *p, size_t n)
     t->payload_bytes += n;
     while (n > 0) {
         size_t take = TFILE_CHUNK - t->used < n ? TFILE_CHUNK - t->used : n;
-        memcpy(t->cur + t->used, b, take);
+        memcpy(t->stage + t->used, b, take);
         t->used += take;
         b += take;
         n -= take;

@@ -37,7 +37,6 @@ typedef struct tfile tfile_t;
 
 typedef struct {
     tfile_t *t;
-    int index;
     pthread_t thread;
     bool started;
     int cur;                    /* the stream it compressed last, or -1 */
@@ -62,7 +61,6 @@ struct tfile {
     pthread_mutex_t lock;
     pthread_cond_t done;
     uint8_t *stage;             /* the chunk being filled, in memory this thread keeps warm */
-    uint8_t *cur;               /* = stage */
     size_t used;
     uint64_t nchunks;
     uint64_t payload_bytes, file_bytes;
@@ -83,7 +81,7 @@ void tfile_write_slow(tfile_t *t, const void *p, size_t n);
 static inline void tfile_write(tfile_t *t, const void *p, size_t n)
 {
     if (__builtin_expect(t->used + n < TFILE_CHUNK, 1)) {
-        memcpy(t->cur + t->used, p, n);
+        memcpy(t->stage + t->used, p, n);
         t->used += n;
         t->payload_bytes += n;
         return;

@@ -9,27 +9,10 @@
 # Exit 77 (skip) when the fixture or python3 is not available.
 set -u
 fx=$1 capture=$2 reader=$3 replay=$4
-if [ ! -f "$fx/client-to-server.bin" ]; then
-    echo "SKIP: fixture $fx not found (../shared is absent)"
-    exit 77
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "SKIP: python3 is needed for the replay tool"
-    exit 77
-fi
-tmp=$(mktemp -d)
-rpid=
-trap '[ -n "$rpid" ] && kill $rpid 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
-
-python3 "$replay" --port 0 --linger 5 "$fx" 2>"$tmp/replay.log" &
-rpid=$!
-port=
-for _ in $(seq 1 100); do
-    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/replay.log")
-    [ -n "$port" ] && break
-    sleep 0.05
-done
-[ -n "$port" ] || { echo "FAIL: the replay tool did not start"; cat "$tmp/replay.log"; exit 1; }
+. "$(dirname "$0")/replay-common.sh"
+skip_unless_replayable "$fx"
+make_tmp
+start_replay "$replay" --linger 5 "$fx"
 
 "$capture" -o "$tmp/live.tracy" -p "$port" -s 0.3 --end-timeout 0.05 --keep-spool -q 2>"$tmp/capture.err"
 rc=$?

@@ -104,24 +104,47 @@ static int drain_and_check(netdec_t *d, const stream_t *s)
     return -1;
 }
 
+/* A spool in a directory of its own, removed (and checked gone) at close. */
+typedef struct {
+    char dir[32], path[64];
+    spool_t spool;
+} temp_spool_t;
+
+static void temp_spool_open(temp_spool_t *ts)
+{
+    snprintf(ts->dir, sizeof ts->dir, "/tmp/tc-netdec-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(ts->dir));
+    snprintf(ts->path, sizeof ts->path, "%s/x.spool", ts->dir);
+    ck_assert_int_eq(spool_open(&ts->spool, ts->path, false), 0);
+}
+
+static void temp_spool_close(temp_spool_t *ts)
+{
+    spool_close(&ts->spool, false);
+    ck_assert_int_ne(access(ts->path, F_OK), 0);
+    rmdir(ts->dir);
+}
+
+/* Wait (up to 10 s) until the spool thread has written every pushed byte. */
+static void wait_until_spooled(netdec_t *d)
+{
+    for (int i = 0; i < 10000 && netdec_unspooled(d) > 0; i++) sleep_ms(1);
+    ck_assert_uint_eq(netdec_unspooled(d), 0);
+}
+
 START_TEST(waiting_input_leaves_memory_once_spooled)
 {
     stream_t s;
     make_stream(&s);
-    char dir[] = "/tmp/tc-netdec-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    char path[64];
-    snprintf(path, sizeof path, "%s/x.spool", dir);
-    spool_t spool;
-    ck_assert_int_eq(spool_open(&spool, path, false), 0);
+    temp_spool_t ts;
+    temp_spool_open(&ts);
 
     netdec_t *d = netdec_start(0, on_ready, NULL);
-    netdec_spool(d, &spool);
+    netdec_spool(d, &ts.spool);
     /* nobody takes the frames: the decoder stops after its few slots and
      * the rest of the 16 MB waits */
     push_all(d, &s);
-    for (int i = 0; i < 10000 && netdec_unspooled(d) > 0; i++) sleep_ms(1);
-    ck_assert_uint_eq(netdec_unspooled(d), 0);
+    wait_until_spooled(d);
     ck_assert_uint_le(netdec_in_memory(d), NETDEC_KEEP_IN_MEMORY + 2 * PUSH_BYTES);
     ck_assert_uint_gt(netdec_backlog(d), s.wire_n / 2);
     ck_assert_uint_gt(netdec_spilled(d), s.wire_n / 2);
@@ -129,14 +152,12 @@ START_TEST(waiting_input_leaves_memory_once_spooled)
     ck_assert_int_eq(drain_and_check(d, &s), FRAMES);
     netdec_stop(d);
     /* the spool holds exactly what was pushed */
-    ck_assert_uint_eq(spool.bytes, s.wire_n);
+    ck_assert_uint_eq(ts.spool.bytes, s.wire_n);
     uint8_t *back = malloc(s.wire_n);
-    ck_assert_int_eq(spool_read_at(&spool, 0, back, s.wire_n), 0);
+    ck_assert_int_eq(spool_read_at(&ts.spool, 0, back, s.wire_n), 0);
     ck_assert(memcmp(back, s.wire, s.wire_n) == 0);
     free(back);
-    spool_close(&spool, false);
-    ck_assert_int_ne(access(path, F_OK), 0);
-    rmdir(dir);
+    temp_spool_close(&ts);
     free_stream(&s);
 }
 END_TEST
@@ -163,25 +184,19 @@ START_TEST(an_unreadable_spool_keeps_input_in_memory)
 {
     stream_t s;
     make_stream(&s);
-    char dir[] = "/tmp/tc-netdec-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    char path[64];
-    snprintf(path, sizeof path, "%s/x.spool", dir);
-    spool_t spool;
-    ck_assert_int_eq(spool_open(&spool, path, false), 0);
-    spool.readable = false;
+    temp_spool_t ts;
+    temp_spool_open(&ts);
+    ts.spool.readable = false;
     netdec_t *d = netdec_start(0, on_ready, NULL);
-    netdec_spool(d, &spool);
+    netdec_spool(d, &ts.spool);
     push_all(d, &s);
-    for (int i = 0; i < 10000 && netdec_unspooled(d) > 0; i++) sleep_ms(1);
-    ck_assert_uint_eq(netdec_unspooled(d), 0);
+    wait_until_spooled(d);
     ck_assert_uint_eq(netdec_spilled(d), 0);
     ck_assert_uint_gt(netdec_in_memory(d), s.wire_n / 2);
     ck_assert_int_eq(drain_and_check(d, &s), FRAMES);
     netdec_stop(d);
-    ck_assert_uint_eq(spool.bytes, s.wire_n);
-    spool_close(&spool, false);
-    rmdir(dir);
+    ck_assert_uint_eq(ts.spool.bytes, s.wire_n);
+    temp_spool_close(&ts);
     free_stream(&s);
 }
 END_TEST
