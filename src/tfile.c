@@ -18,6 +18,12 @@
 
 #include "util.h"
 
+/* The file is handed to the FILE, and so to the kernel, in writes of
+ * TFILE_OUT_BATCH bytes at multiples of it: ext4 zeroes the rest of a new page-cache folio
+ * that a write covers only in part, and with large folios the FILE's
+ * 4 KiB writes of the small blocks of a zone-heavy session made that
+ * zeroing 0.37 s of the 100 M-zone save (perf: zero_user_segments). */
+
 static void fail(tfile_t *t, int err, const char *what)
 {
     if (!t->err) {
@@ -142,10 +148,19 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers)
         }
     }
     t->stage = xmalloc(TFILE_CHUNK);
+    t->out = xmalloc(TFILE_OUT_BATCH + 4 + t->outcap);
     const uint8_t header[6] = { 't', 'r', 0xFD, 'P', 1, (uint8_t)t->streams };
-    if (fwrite(header, 1, sizeof header, fp) != sizeof header) fail(t, errno, "writing the file header");
+    memcpy(t->out, header, sizeof header);
+    t->out_used = sizeof header;
     t->file_bytes = sizeof header;
     return 0;
+}
+
+static void write_out(tfile_t *t, size_t n)
+{
+    if (!t->err && fwrite(t->out, 1, n, t->fp) != n) fail(t, errno, "writing a block");
+    memmove(t->out, t->out + n, t->out_used - n);
+    t->out_used -= n;
 }
 
 /* Start the kernel writing back what is written so far, every few MB, so
@@ -181,11 +196,15 @@ static void write_ready(tfile_t *t, uint64_t wait_for)
         pthread_mutex_unlock(&t->lock);
         if (sl->failed) fail(t, EIO, "compressing a block");
         else if (!t->err) {
-            uint32_t size = (uint32_t)sl->out_len;
-            if (fwrite(&size, 4, 1, t->fp) != 1 || fwrite(sl->out, 1, sl->out_len, t->fp) != sl->out_len)
-                fail(t, errno, "writing a block");
+            const uint32_t size = (uint32_t)sl->out_len;
+            memcpy(t->out + t->out_used, &size, 4);
+            memcpy(t->out + t->out_used + 4, sl->out, sl->out_len);
+            t->out_used += 4 + sl->out_len;
             t->file_bytes += 4 + sl->out_len;
-            start_writeback(t);
+            if (t->out_used >= TFILE_OUT_BATCH) {
+                write_out(t, TFILE_OUT_BATCH);
+                start_writeback(t);
+            }
         }
         pthread_mutex_lock(&t->lock);
         sl->ready = false;
@@ -245,6 +264,7 @@ int tfile_close(tfile_t *t)
     emit_chunk(t);
     pthread_mutex_lock(&t->lock);
     if (t->produced) write_ready(t, t->produced - 1);
+    if (t->out) write_out(t, t->out_used);
     t->closing = true;
     pthread_cond_broadcast(&t->work);
     pthread_mutex_unlock(&t->lock);
@@ -257,6 +277,7 @@ int tfile_close(tfile_t *t)
         free(t->slot[i].out);
     }
     free(t->stage);
+    free(t->out);
     pthread_mutex_destroy(&t->lock);
     pthread_cond_destroy(&t->done);
     pthread_cond_destroy(&t->work);

@@ -23,6 +23,7 @@
 #define TFILE_CHUNK 65536
 #define TFILE_MAX_STREAMS 16
 #define TFILE_SLOTS 32          /* chunks in flight (compressing or waiting to be written) */
+#define TFILE_OUT_BATCH (1u << 20)  /* the FILE gets writes of this size at its multiples */
 
 typedef struct {
     uint8_t *in;                /* TFILE_CHUNK bytes */
@@ -60,6 +61,8 @@ struct tfile {
     uint64_t waiting_for;       /* ...this one, the next to write */
     pthread_mutex_t lock;
     pthread_cond_t done;
+    uint8_t *out;               /* file bytes not yet handed to the FILE (see tfile.c) */
+    size_t out_used;
     uint8_t *stage;             /* the chunk being filled, in memory this thread keeps warm */
     size_t used;
     uint64_t nchunks;

@@ -142,6 +142,63 @@ START_TEST(payload_round_trips_without_threads)
 }
 END_TEST
 
+/* A FILE that records where and how much each write put. */
+typedef struct {
+    uint8_t *data;
+    size_t len;
+    size_t writes, odd_writes;  /* odd: not TFILE_OUT_BATCH at a multiple of it */
+    size_t last_off, last_len;
+} recorder_t;
+
+static ssize_t record_write(void *cookie, const char *p, size_t n)
+{
+    recorder_t *r = cookie;
+    if (r->len % TFILE_OUT_BATCH || n != TFILE_OUT_BATCH) r->odd_writes++;
+    r->last_off = r->len;
+    r->last_len = n;
+    r->data = realloc(r->data, r->len + n);
+    memcpy(r->data + r->len, p, n);
+    r->len += n;
+    r->writes++;
+    return (ssize_t)n;
+}
+
+/* The kernel sees whole, aligned megabytes (a partly written new page-cache
+ * folio is zeroed first), and only the file's tail in a shorter write. */
+START_TEST(file_is_written_in_aligned_megabytes)
+{
+    const size_t n = 3 * TFILE_OUT_BATCH + 12345;
+    uint8_t *payload = malloc(n);
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < n; i++) {  /* xorshift: nothing for zstd to find */
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        payload[i] = (uint8_t)x;
+    }
+    recorder_t r = {0};
+    FILE *fp = fopencookie(&r, "w", (cookie_io_functions_t){ .write = record_write });
+    setvbuf(fp, NULL, _IONBF, 0);
+    tfile_t t;
+    ck_assert_int_eq(tfile_open(&t, fp, 3, 4, 2), 0);
+    for (size_t off = 0; off < n; off += 5000) tfile_write(&t, payload + off, n - off < 5000 ? n - off : 5000);
+    ck_assert_int_eq(tfile_close(&t), 0);
+    fclose(fp);
+    ck_assert_uint_eq(r.len, t.file_bytes);
+    ck_assert_uint_ge(r.writes, 4);
+    /* the only odd write is the last, from a multiple of the batch */
+    ck_assert_uint_eq(r.odd_writes, 1);
+    ck_assert_uint_eq(r.last_off % TFILE_OUT_BATCH, 0);
+    ck_assert_uint_eq(r.last_off + r.last_len, r.len);
+    size_t got_len;
+    int streams;
+    uint8_t *got = read_back(r.data, r.len, &got_len, &streams);
+    ck_assert_uint_eq(got_len, n);
+    ck_assert(memcmp(got, payload, n) == 0);
+    free(got);
+    free(r.data);
+    free(payload);
+}
+END_TEST
+
 START_TEST(empty_payload_has_no_blocks)
 {
     char *buf = NULL;
@@ -179,6 +236,7 @@ Suite *tfile_suite(void)
     tcase_add_test(tc, payload_round_trips_through_four_streams);
     tcase_add_test(tc, file_does_not_depend_on_the_compression_threads);
     tcase_add_test(tc, payload_round_trips_without_threads);
+    tcase_add_test(tc, file_is_written_in_aligned_megabytes);
     tcase_add_test(tc, empty_payload_has_no_blocks);
     tcase_add_test(tc, write_errors_are_reported_at_close);
     suite_add_tcase(s, tc);
