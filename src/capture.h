@@ -42,7 +42,7 @@ typedef struct capture {
     uv_connect_t connect_req;
     uv_timer_t retry_timer, connect_timer, stop_timer, tick_timer;
     uv_signal_t signals[3];
-    bool tcp_open, connected, finishing, handshake_notice;
+    bool tcp_open, connected, finishing, handshake_notice, spool_warned;
     unsigned connect_attempts;
     char connect_error[128];
     bytes_t out;                  /* query bytes waiting to be written */

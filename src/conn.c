@@ -29,6 +29,18 @@
 #define TICK_MS 100
 #define HANDSHAKE_NOTICE_NS (5ULL * 1000000000ULL)
 
+/* A spool that stopped being written is said at once, not only at the
+ * end: a long capture should not go on believing it can be recovered. */
+static void warn_spool_failure(capture_t *c)
+{
+    if (c->spool_warned || !c->dec) return;
+    const int err = netdec_spool_error(c->dec);
+    if (!err) return;
+    c->spool_warned = true;
+    diag_warn("the spool %s could not be written (%s): capturing goes on without it, and a capture "
+              "killed from now on can be recovered only up to here", c->spool.path, strerror(err));
+}
+
 static void finish(capture_t *c, outcome_t outcome);
 static void try_connect(capture_t *c);
 static void on_retry(uv_timer_t *t);
@@ -286,6 +298,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         on_welcome(c);
         c->dec = netdec_start(session_frames_offset(&c->session), notify_decoded, c);
         netdec_spool(c->dec, &c->spool);
+        warn_spool_failure(c);      /* it may have failed on the handshake */
         /* The decoder thread also prepares memory for the zone logs. */
         c->session.model.chunk_pool = chunkpool_new(ZLOG_POOL_CHUNK, 8);
         netdec_refill(c->dec, c->session.model.chunk_pool);
@@ -469,6 +482,7 @@ static void on_tick(uv_timer_t *t)
         if (!c->opts->quiet) progress_handshake_wait(c);
     }
     if (c->tty && !c->opts->quiet && c->session.state == SESSION_STREAMING) progress_update(c);
+    warn_spool_failure(c);
     resume_reading(c);
 }
 

@@ -41,6 +41,7 @@ struct netdec {
     uint64_t unspooled;         /* bytes waiting for the spool thread */
     bool input_ended, stopping, spool_stopping;
     bool spill_ok;              /* the spool holds everything so far */
+    int spool_err;              /* the spool's write error, once it failed (lock) */
 
     frame_decoder_t frames;     /* owned by the thread */
     csdedup_t dedup;            /* owned by the thread */
@@ -223,7 +224,10 @@ static void *spool_main(void *arg)
         c->spooled = true;
         c->spool_at = at;
         d->unspooled -= c->n;
-        if (d->spool->err) d->spill_ok = false;
+        if (d->spool->err) {
+            d->spill_ok = false;
+            d->spool_err = d->spool->err;
+        }
         d->spool_next = c->next;
         maybe_spill(d, c);
         collect_chunks(d);
@@ -271,6 +275,7 @@ void netdec_spool(netdec_t *d, spool_t *spool)
     pthread_mutex_lock(&d->lock);
     d->spool = spool;
     d->spill_ok = spool->readable && !spool->err;
+    d->spool_err = spool->err;      /* it may have failed in the handshake */
     pthread_mutex_unlock(&d->lock);
     d->spool_started = pthread_create(&d->spool_thread, NULL, spool_main, d) == 0;
     if (!d->spool_started) {
@@ -367,6 +372,14 @@ static uint64_t read_counter(netdec_t *d, const uint64_t *counter)
 size_t netdec_backlog(netdec_t *d) { return (size_t)read_counter(d, &d->backlog); }
 size_t netdec_unspooled(netdec_t *d) { return (size_t)read_counter(d, &d->unspooled); }
 uint64_t netdec_spilled(netdec_t *d) { return read_counter(d, &d->spilled); }
+
+int netdec_spool_error(netdec_t *d)
+{
+    pthread_mutex_lock(&d->lock);
+    const int err = d->spool_err;
+    pthread_mutex_unlock(&d->lock);
+    return err;
+}
 size_t netdec_in_memory(netdec_t *d) { return (size_t)read_counter(d, &d->in_memory); }
 
 const char *netdec_error(netdec_t *d)

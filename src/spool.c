@@ -6,18 +6,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Open path with flags, read-write if allowed, else write-only. */
+static int open_rw(const char *path, int flags)
+{
+    int fd = open(path, O_RDWR | flags, 0644);
+    if (fd < 0 && errno == EACCES) fd = open(path, O_WRONLY | flags, 0644);   /* a write-only spool */
+    return fd;
+}
+
 int spool_open(spool_t *s, const char *path, bool force)
 {
     *s = (spool_t){ .fd = -1, .path = path };
-    const int flags = O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL);
-    int fd = open(path, O_RDWR | flags, 0644);
-    if (fd < 0 && errno == EACCES) fd = open(path, O_WRONLY | flags, 0644);   /* a write-only spool */
+    int fd = open_rw(path, O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL));
+    /* an existing FIFO or device holds no earlier capture: just open it */
+    struct stat st;
+    if (fd < 0 && errno == EEXIST && stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
+        fd = open_rw(path, O_CLOEXEC);
     if (fd < 0) return errno;
     s->fd = fd;
     /* read back only from a regular file opened for reading (not a FIFO) */
-    struct stat st;
     const int mode = fcntl(fd, F_GETFL) & O_ACCMODE;
-    s->readable = mode == O_RDWR && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    s->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    s->readable = mode == O_RDWR && s->regular;
     return 0;
 }
 
@@ -57,5 +67,5 @@ void spool_close(spool_t *s, bool keep)
     if (s->fd < 0) return;
     close(s->fd);
     s->fd = -1;
-    if (!keep) unlink(s->path);
+    if (!keep && s->regular) unlink(s->path);
 }

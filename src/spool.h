@@ -25,19 +25,22 @@ typedef struct {
     const char *path;
     uint64_t bytes;
     int err;                     /* first write error (errno), then nothing more is written */
-    bool readable;               /* opened for reading back, too */
+    bool regular;                /* a regular file (a FIFO or device is never removed) */
+    bool readable;               /* a regular file opened for reading back, too */
 } spool_t;
 
 /* Create the spool at path. An existing file is refused unless `force`
- * (it may be the only copy of an earlier, killed capture). Returns 0, or an
- * errno value. */
+ * (it may be the only copy of an earlier, killed capture); an existing
+ * FIFO or character device is simply opened. Returns 0, or an errno
+ * value. */
 int spool_open(spool_t *s, const char *path, bool force);
 /* Append bytes. Called by one thread at a time. */
 void spool_write(spool_t *s, const void *p, size_t n);
 /* Read n bytes back from offset `at` (written before). Returns 0 or an
  * errno value. Any thread may call it. */
 int spool_read_at(const spool_t *s, uint64_t at, void *p, size_t n);
-/* Close; remove the file unless `keep`. */
+/* Close; remove the file unless `keep` or it is not a regular file (a
+ * FIFO or a device named with --spool stays where it was). */
 void spool_close(spool_t *s, bool keep);
 
 #endif

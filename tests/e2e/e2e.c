@@ -994,8 +994,39 @@ START_TEST(slow_spool_pauses_the_client_and_loses_nothing)
     ck_assert_int_gt(sb.st_size, 8 << 20);      /* more than reading may hold back */
     ck_assert_int_eq(sa.st_size, sb.st_size);
     ck_assert(memcmp(a, b, (size_t)sb.st_size) == 0);
+    /* a spool that is not a regular file is left where it was */
+    struct stat sf;
+    ck_assert_int_eq(lstat(fifo, &sf), 0);
+    ck_assert(S_ISFIFO(sf.st_mode));
     free(a);
     free(b);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* A spool that cannot be written (here /dev/full: every write fails with
+ * ENOSPC) is said at once, while capturing, and again at the end; the
+ * capture itself loses nothing, and the device is not removed. */
+START_TEST(failing_spool_is_reported_at_once_and_the_capture_goes_on)
+{
+    struct stat sd;
+    if (stat("/dev/full", &sd) != 0 || !S_ISCHR(sd.st_mode) || access("/dev/full", W_OK) != 0) {
+        fprintf(stderr, "skipped: no writable /dev/full\n");
+        return;
+    }
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", "zones", "--threads", "2", "--zones", "3000000", "--manifest",
+                              t.manifest, NULL);
+    /* an existing device needs no -f: it holds no earlier capture */
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--spool", "/dev/full", NULL);
+    client_finish(&c);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(strstr(r.err, "capturing goes on without it"), "%s", r.err);
+    ck_assert_msg(strstr(r.err, "No space left on device) after 0 bytes; the trace itself is whole"), "%s", r.err);
+    check_zones_as_sent(&t, t.out);
+    ck_assert_int_eq(stat("/dev/full", &sd), 0);
+    ck_assert(S_ISCHR(sd.st_mode));
     free(r.err);
     tmp_remove(&t);
 }
@@ -1224,6 +1255,7 @@ static Suite *e2e_suite(void)
     tcase_add_test(tc, output_checks_happen_before_connecting);
     tcase_add_test(tc, stalled_client_is_left_at_the_time_limit);
     tcase_add_test(tc, slow_spool_pauses_the_client_and_loses_nothing);
+    tcase_add_test(tc, failing_spool_is_reported_at_once_and_the_capture_goes_on);
     tcase_add_test(tc, input_received_before_giving_up_is_all_saved);
     tcase_add_test(tc, sigterm_saves_a_stalled_capture);
     tcase_add_test(tc, sighup_saves_a_stalled_capture);
