@@ -37,8 +37,8 @@ static void warn_spool_failure(capture_t *c)
     const int err = netdec_spool_error(c->dec);
     if (!err) return;
     c->spool_warned = true;
-    diag_warn("the spool %s could not be written (%s): capturing goes on without it, and a capture "
-              "killed from now on can be recovered only up to here", c->spool.path, strerror(err));
+    diag_warn("the spool %s could not be written (%s): capturing goes on without it (it is given up, so a "
+              "capture killed from now on cannot be recovered)", c->spool.path, strerror(err));
 }
 
 static void finish(capture_t *c, outcome_t outcome);

@@ -86,10 +86,14 @@ static void close_spool(capture_t *c, bool saved)
 {
     spool_t *s = &c->spool;
     if (s->fd < 0) return;
-    const bool keep = c->session.welcomed && (!saved || c->opts->keep_spool);
-    if (s->err)
-        diag_warn("the spool %s could not be written (%s) after %llu bytes%s", s->path, strerror(s->err),
-                  (unsigned long long)s->bytes, keep ? "; it holds only those" : "; the trace itself is whole");
+    const bool keep = c->session.welcomed && (!saved || c->opts->keep_spool) && !s->abandoned;
+    if (s->err) {
+        const char *fate = s->abandoned && s->regular ? "; it was given up and removed to free its space"
+                           : keep                     ? "; it holds only those"
+                                                      : "";
+        diag_warn("the spool %s could not be written (%s) after %llu bytes%s%s", s->path, strerror(s->err),
+                  (unsigned long long)s->bytes, fate, saved ? "; the trace itself is whole" : "");
+    }
     if (keep && !saved && !s->err)
         diag_note("every byte received is kept in %s: 'tracy-capture --recover %s -o FILE' rebuilds the trace",
                   s->path, s->path);

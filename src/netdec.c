@@ -42,6 +42,7 @@ struct netdec {
     bool input_ended, stopping, spool_stopping;
     bool spill_ok;              /* the spool holds everything so far */
     int spool_err;              /* the spool's write error, once it failed (lock) */
+    uint64_t spilled_waiting;   /* spilled chunks not yet read back (lock) */
 
     frame_decoder_t frames;     /* owned by the thread */
     csdedup_t dedup;            /* owned by the thread */
@@ -121,6 +122,14 @@ static int on_frame(void *ctx, const uint8_t *p, size_t n)
     return 0;
 }
 
+/* A spool that failed holds only a part of the input, and a full disk
+ * needs its space for the trace: give it up once no spilled chunk waits
+ * to be read back from it (lock held). */
+static void release_failed_spool(netdec_t *d)
+{
+    if (d->spool_err && !d->spool->abandoned && d->spilled_waiting == 0) spool_abandon(d->spool);
+}
+
 /* The bytes of chunk c: in memory, or read back from the spool. NULL if
  * the spool cannot be read (then nothing more can be decoded). */
 static const uint8_t *chunk_bytes(netdec_t *d, const chunk_t *c)
@@ -167,6 +176,7 @@ static void *decoder_main(void *arg)
             return NULL;
         }
         c->decoding = true;
+        const bool spilled = !c->data;
         pthread_mutex_unlock(&d->lock);
 
         const uint8_t *bytes = chunk_bytes(d, c);
@@ -176,6 +186,10 @@ static void *decoder_main(void *arg)
         pthread_mutex_lock(&d->lock);
         c->decoding = false;
         c->decoded = true;
+        if (spilled) {
+            d->spilled_waiting--;
+            release_failed_spool(d);
+        }
         d->dec_next = c->next;
         d->backlog -= c->n;
         collect_chunks(d);
@@ -202,6 +216,7 @@ static void maybe_spill(netdec_t *d, chunk_t *c)
     d->in_memory -= c->held;
     c->held = 0;
     d->spilled += c->n;
+    d->spilled_waiting++;
 }
 
 /* The spool thread: append every chunk to the spool as it arrives, in
@@ -227,6 +242,7 @@ static void *spool_main(void *arg)
         if (d->spool->err) {
             d->spill_ok = false;
             d->spool_err = d->spool->err;
+            release_failed_spool(d);
         }
         d->spool_next = c->next;
         maybe_spill(d, c);
@@ -276,6 +292,7 @@ void netdec_spool(netdec_t *d, spool_t *spool)
     d->spool = spool;
     d->spill_ok = spool->readable && !spool->err;
     d->spool_err = spool->err;      /* it may have failed in the handshake */
+    if (d->spool_err) spool_abandon(spool);
     pthread_mutex_unlock(&d->lock);
     d->spool_started = pthread_create(&d->spool_thread, NULL, spool_main, d) == 0;
     if (!d->spool_started) {

@@ -74,8 +74,9 @@ size_t netdec_in_memory(netdec_t *d);
 size_t netdec_unspooled(netdec_t *d);
 /* Bytes read back from the spool so far, having waited there. */
 uint64_t netdec_spilled(netdec_t *d);
-/* The errno of the spool's first failed write (the spool thread then
- * stops writing; the capture goes on), or 0. */
+/* The errno of the spool's first failed write, or 0. The spool thread
+ * then stops writing, and the spool is given up (spool_abandon) as soon
+ * as no spilled input waits to be read back from it; the capture goes on. */
 int netdec_spool_error(netdec_t *d);
 /* What the ERROR item was about. */
 const char *netdec_error(netdec_t *d);

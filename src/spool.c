@@ -62,10 +62,16 @@ int spool_read_at(const spool_t *s, uint64_t at, void *p, size_t n)
     return 0;
 }
 
+void spool_abandon(spool_t *s)
+{
+    if (s->fd >= 0 && s->regular) (void)ftruncate(s->fd, 0);
+    s->abandoned = true;
+}
+
 void spool_close(spool_t *s, bool keep)
 {
     if (s->fd < 0) return;
     close(s->fd);
     s->fd = -1;
-    if (!keep && s->regular) unlink(s->path);
+    if ((!keep || s->abandoned) && s->regular) unlink(s->path);
 }

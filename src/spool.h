@@ -26,6 +26,7 @@ typedef struct {
     uint64_t bytes;
     int err;                     /* first write error (errno), then nothing more is written */
     bool regular;                /* a regular file (a FIFO or device is never removed) */
+    bool abandoned;              /* failed and emptied (spool_abandon): removed at close */
     bool readable;               /* a regular file opened for reading back, too */
 } spool_t;
 
@@ -39,7 +40,10 @@ void spool_write(spool_t *s, const void *p, size_t n);
 /* Read n bytes back from offset `at` (written before). Returns 0 or an
  * errno value. Any thread may call it. */
 int spool_read_at(const spool_t *s, uint64_t at, void *p, size_t n);
-/* Close; remove the file unless `keep` or it is not a regular file (a
+/* Give up a spool that failed: empty it (a regular file), so that a full
+ * disk gets its space back for the trace. Call when no thread uses it. */
+void spool_abandon(spool_t *s);
+/* Close; remove the file unless `keep` (an abandoned one always) or it is not a regular file (a
  * FIFO or a device named with --spool stays where it was). */
 void spool_close(spool_t *s, bool keep);
 

@@ -3,10 +3,14 @@
  * read back in their turn, in order and intact; without one they stay in
  * memory. */
 #include <check.h>
+#include <errno.h>
 #include <lz4.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -162,6 +166,48 @@ START_TEST(waiting_input_leaves_memory_once_spooled)
 }
 END_TEST
 
+static off_t file_size(const char *path)
+{
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    return st.st_size;
+}
+
+/* A spool that stops being written (here: a file size limit, as a full
+ * disk would) loses no input: what was spilled to it before is still read
+ * back in its turn, the rest stays in memory; once nothing waits in it, it
+ * is emptied, to give a full disk its space back. */
+START_TEST(a_failed_spool_is_emptied_once_nothing_waits_in_it)
+{
+    const rlim_t limit = 4u << 20;
+    signal(SIGXFSZ, SIG_IGN);           /* writes past the limit fail with EFBIG */
+    struct rlimit rl = { limit, limit };
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);  /* this test's process only (check forks) */
+    stream_t s;
+    make_stream(&s);
+    ck_assert_uint_gt(s.wire_n, 3 * limit);
+    temp_spool_t ts;
+    temp_spool_open(&ts);
+
+    netdec_t *d = netdec_start(0, on_ready, NULL);
+    netdec_spool(d, &ts.spool);
+    push_all(d, &s);
+    wait_until_spooled(d);
+    ck_assert_int_eq(netdec_spool_error(d), EFBIG);
+    /* input spilled before the failure still waits in the spool */
+    ck_assert_uint_gt(netdec_spilled(d), 0);
+    ck_assert(!ts.spool.abandoned);
+    ck_assert_int_eq(file_size(ts.path), (off_t)limit);
+
+    ck_assert_int_eq(drain_and_check(d, &s), FRAMES);
+    ck_assert(ts.spool.abandoned);
+    ck_assert_int_eq(file_size(ts.path), 0);
+    netdec_stop(d);
+    temp_spool_close(&ts);      /* and removed */
+    free_stream(&s);
+}
+END_TEST
+
 START_TEST(without_a_spool_waiting_input_stays_in_memory)
 {
     stream_t s;
@@ -208,6 +254,7 @@ Suite *netdec_suite(void)
     tcase_add_test(tc, waiting_input_leaves_memory_once_spooled);
     tcase_add_test(tc, without_a_spool_waiting_input_stays_in_memory);
     tcase_add_test(tc, an_unreadable_spool_keeps_input_in_memory);
+    tcase_add_test(tc, a_failed_spool_is_emptied_once_nothing_waits_in_it);
     suite_add_tcase(s, tc);
     return s;
 }
