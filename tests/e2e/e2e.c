@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -1172,6 +1173,38 @@ START_TEST(full_disk_fails_cleanly_and_gives_the_spool_space_back)
 }
 END_TEST
 
+/* A disk that the spool fills, with room for the trace (a 12 MB tmpfs; the
+ * session is 13 MB on the wire, its trace 8.6 MB): the spool is given up
+ * and its space freed, and the trace is saved whole. Needs the right to
+ * mount (root); skipped otherwise. */
+START_TEST(spool_filling_the_disk_leaves_room_for_the_trace)
+{
+    tmp_t t = tmp_make();
+    char disk[96], out[128], spool[140];
+    snprintf(disk, sizeof disk, "%s/disk", t.dir);
+    ck_assert_int_eq(mkdir(disk, 0700), 0);
+    if (mount("tmpfs", disk, "tmpfs", 0, "size=12m") != 0) {
+        fprintf(stderr, "skipped: cannot mount a tmpfs (%s)\n", strerror(errno));
+        tmp_remove(&t);
+        return;
+    }
+    snprintf(out, sizeof out, "%s/out.tracy", disk);
+    snprintf(spool, sizeof spool, "%s.spool", out);
+    client_t c = client_start("--scenario", "zones", "--threads", "2", "--zones", "3000000", "--manifest",
+                              t.manifest, NULL);
+    run_t r = capture_run(0, "-o", out, "-p", c.port, NULL);
+    client_finish(&c);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(strstr(r.err, "No space left on device"), "%s", r.err);
+    ck_assert_msg(strstr(r.err, "given up and removed to free its space; the trace itself is whole"), "%s", r.err);
+    ck_assert(!file_exists(spool));
+    check_zones_as_sent(&t, out);
+    free(r.err);
+    umount2(disk, MNT_DETACH);
+    tmp_remove(&t);
+}
+END_TEST
+
 /* Wait (at most `seconds`) until the process writes `what` on its pipe. */
 static bool wait_for_output(int fd, const char *what, double seconds)
 {
@@ -1258,6 +1291,7 @@ static Suite *e2e_suite(void)
     tcase_add_test(tc, sighup_saves_a_stalled_capture);
     tcase_add_test(tc, vanished_output_directory_keeps_the_spool);
     tcase_add_test(tc, full_disk_fails_cleanly_and_gives_the_spool_space_back);
+    tcase_add_test(tc, spool_filling_the_disk_leaves_room_for_the_trace);
     tcase_add_test(tc, killed_while_saving_leaves_no_temporary_file);
     suite_add_tcase(s, tc);
     return s;
