@@ -50,6 +50,7 @@ typedef struct capture {
     struct netdec *dec;           /* the frame decoder thread, once streaming */
     uv_async_t decoded;           /* it has frames for us */
     bool reading_paused;          /* too much input held in memory: stop reading */
+    bool input_dropped;           /* saved at once: received input left undecoded */
     uint64_t frames, compressed, decompressed;   /* decoder statistics */
     uint8_t *rxbuf;
     size_t rxcap;

@@ -38,7 +38,7 @@ static void warn_spool_failure(capture_t *c)
     if (!err) return;
     c->spool_warned = true;
     diag_warn("the spool %s could not be written (%s): capturing goes on without it (it is given up, so a "
-              "capture killed from now on cannot be recovered)", c->spool.path, strerror(err));
+              "capture killed from now on cannot be recovered)", c->spool.path, spool_strerror(err));
 }
 
 static void finish(capture_t *c, outcome_t outcome);
@@ -438,6 +438,7 @@ static void on_signal(uv_signal_t *h, int signum)
         request_stop(c, signum == SIGINT ? "interrupted" : signum == SIGTERM ? "terminated" : "hung up");
         if (!c->opts->quiet && c->session.state == SESSION_STREAMING) progress_stopping(c);
     } else {
+        spool_stop_waiting(&c->spool);  /* nor for a FIFO spool's reader */
         finish(c, OUT_ABORTED);
     }
 }
@@ -484,6 +485,19 @@ static void on_tick(uv_timer_t *t)
     if (c->tty && !c->opts->quiet && c->session.state == SESSION_STREAMING) progress_update(c);
     warn_spool_failure(c);
     resume_reading(c);
+}
+
+/* Saving at once (a second signal) leaves out what was received but not
+ * yet taken from the decoder; the spool still has it (main.c keeps it). */
+static void note_dropped_input(capture_t *c)
+{
+    c->input_dropped = netdec_backlog(c->dec) > 0;
+    netdec_item_t it;
+    while (netdec_pop(c->dec, &it)) {
+        if (it.kind != NETDEC_FRAME) continue;
+        c->input_dropped = true;
+        netdec_release(c->dec, &it);
+    }
 }
 
 /* After the connection: decode what was received and not yet decoded
@@ -538,6 +552,7 @@ void conn_run(capture_t *c)
     uv_run(c->loop, UV_RUN_DEFAULT);
     if (c->dec) {
         if (c->outcome != OUT_ABORTED) drain_decoder(c);
+        else note_dropped_input(c);
         netdec_stats(c->dec, &c->frames, &c->compressed, &c->decompressed);
         netdec_stop(c->dec);
         c->dec = NULL;

@@ -86,17 +86,25 @@ static void close_spool(capture_t *c, bool saved)
 {
     spool_t *s = &c->spool;
     if (s->fd < 0) return;
-    const bool keep = c->session.welcomed && (!saved || c->opts->keep_spool) && !s->abandoned;
+    /* only a regular file can be read back by --recover; a trace saved at
+     * once (second signal) lacks what was still waiting to be decoded */
+    const bool whole = !s->err && s->regular && c->session.welcomed;
+    const bool dropped = whole && saved && c->input_dropped;
+    const bool keep = (c->session.welcomed && (!saved || c->opts->keep_spool) && !s->abandoned && s->regular) ||
+                      dropped;
     if (s->err) {
         const char *fate = s->abandoned && s->regular ? "; it was given up and removed to free its space"
                            : keep                     ? "; it holds only those"
                                                       : "";
-        diag_warn("the spool %s could not be written (%s) after %llu bytes%s%s", s->path, strerror(s->err),
-                  (unsigned long long)s->bytes, fate, saved ? "; the trace itself is whole" : "");
+        diag_warn("the spool %s could not be written (%s) after %llu bytes%s%s", s->path, spool_strerror(s->err),
+                  (unsigned long long)s->bytes, fate, saved && !c->input_dropped ? "; the trace itself is whole" : "");
     }
     if (keep && !saved && !s->err)
         diag_note("every byte received is kept in %s: 'tracy-capture --recover %s -o FILE' rebuilds the trace",
                   s->path, s->path);
+    if (dropped)
+        diag_note("the trace was saved without the input still waiting to be decoded; every byte received is "
+                  "kept in %s: 'tracy-capture --recover %s -o FILE' rebuilds the whole trace", s->path, s->path);
     spool_close(s, keep);
 }
 
@@ -251,6 +259,9 @@ int main(int argc, char **argv)
     options_t opts;
     int rc = cli_parse(&opts, argc, argv);
     if (rc >= 0) return rc;
+    /* A write to a client that vanished, or to a FIFO spool whose reader
+     * left, is an error to handle (EPIPE), not a reason to die unsaved. */
+    signal(SIGPIPE, SIG_IGN);
     console_init();
     rc = check_output(&opts);
     if (rc != EXIT_OK) return rc;

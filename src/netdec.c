@@ -124,10 +124,14 @@ static int on_frame(void *ctx, const uint8_t *p, size_t n)
 
 /* A spool that failed holds only a part of the input, and a full disk
  * needs its space for the trace: give it up once no spilled chunk waits
- * to be read back from it (lock held). */
-static void release_failed_spool(netdec_t *d)
+ * to be read back from it (lock held). Returns whether it was given up
+ * just now: the caller then empties it (spool_empty) without the lock, as
+ * truncating a big file takes a while and no thread uses it any more. */
+static bool release_failed_spool(netdec_t *d)
 {
-    if (d->spool_err && !d->spool->abandoned && d->spilled_waiting == 0) spool_abandon(d->spool);
+    if (!d->spool_err || d->spool->abandoned || d->spilled_waiting > 0) return false;
+    spool_abandon(d->spool);
+    return true;
 }
 
 /* The bytes of chunk c: in memory, or read back from the spool. NULL if
@@ -186,20 +190,24 @@ static void *decoder_main(void *arg)
         pthread_mutex_lock(&d->lock);
         c->decoding = false;
         c->decoded = true;
-        if (spilled) {
+        bool empty_spool = false;
+        /* (a stop may have left the rest of the chunk undecoded: then it
+         * still counts as waiting in the spool) */
+        if (spilled && !d->stopping) {
             d->spilled_waiting--;
-            release_failed_spool(d);
+            empty_spool = release_failed_spool(d);
         }
         d->dec_next = c->next;
         d->backlog -= c->n;
         collect_chunks(d);
-        if (rc < 0 && !d->stopping) {
-            finish_output(d, NETDEC_ERROR);
-            pthread_mutex_unlock(&d->lock);
+        const bool failed = rc < 0 && !d->stopping;
+        if (failed) finish_output(d, NETDEC_ERROR);
+        pthread_mutex_unlock(&d->lock);
+        if (empty_spool) spool_empty(d->spool);
+        if (failed) {
             d->notify(d->ctx);
             return NULL;
         }
-        pthread_mutex_unlock(&d->lock);
         /* The backlog shrank: the connection may resume reading (it
          * checks when woken; the frames' own wake-ups came before this). */
         d->notify(d->ctx);
@@ -239,14 +247,20 @@ static void *spool_main(void *arg)
         c->spooled = true;
         c->spool_at = at;
         d->unspooled -= c->n;
+        bool empty_spool = false;
         if (d->spool->err) {
             d->spill_ok = false;
             d->spool_err = d->spool->err;
-            release_failed_spool(d);
+            empty_spool = release_failed_spool(d);
         }
         d->spool_next = c->next;
         maybe_spill(d, c);
         collect_chunks(d);
+        if (empty_spool) {
+            pthread_mutex_unlock(&d->lock);
+            spool_empty(d->spool);
+            pthread_mutex_lock(&d->lock);
+        }
         if (!d->spool_stopping) {
             /* memory was freed: a reader paused for it may go on */
             pthread_mutex_unlock(&d->lock);
@@ -292,8 +306,9 @@ void netdec_spool(netdec_t *d, spool_t *spool)
     d->spool = spool;
     d->spill_ok = spool->readable && !spool->err;
     d->spool_err = spool->err;      /* it may have failed in the handshake */
-    if (d->spool_err) spool_abandon(spool);
+    const bool empty_spool = release_failed_spool(d);
     pthread_mutex_unlock(&d->lock);
+    if (empty_spool) spool_empty(spool);
     d->spool_started = pthread_create(&d->spool_thread, NULL, spool_main, d) == 0;
     if (!d->spool_started) {
         fprintf(stderr, "tracy-capture: cannot start the spool thread\n");

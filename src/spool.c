@@ -3,8 +3,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+/* A FIFO or device that takes no byte for this long is given up. */
+#define STALL_MS 10000
 
 /* Open path with flags, read-write if allowed, else write-only. */
 static int open_rw(const char *path, int flags)
@@ -20,28 +26,70 @@ int spool_open(spool_t *s, const char *path, bool force)
     int fd = open_rw(path, O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL));
     /* an existing FIFO or device holds no earlier capture: just open it */
     struct stat st;
-    if (fd < 0 && errno == EEXIST && stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
+    bool reopened = false;
+    if (fd < 0 && errno == EEXIST && stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
         fd = open_rw(path, O_CLOEXEC);
+        reopened = true;
+    }
     if (fd < 0) return errno;
+    if (fstat(fd, &st) != 0 || (reopened && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode))) {
+        close(fd);              /* replaced by a regular file meanwhile: that needs -f */
+        return EEXIST;
+    }
     s->fd = fd;
+    s->regular = S_ISREG(st.st_mode);
     /* read back only from a regular file opened for reading (not a FIFO) */
-    const int mode = fcntl(fd, F_GETFL) & O_ACCMODE;
-    s->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    s->readable = mode == O_RDWR && s->regular;
+    s->readable = (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDWR && s->regular;
+    /* a FIFO whose reader stalls or left must not hold the capture for
+     * good (spool_write) */
+    if (!s->regular) (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     return 0;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A full FIFO or device: wait for its reader to take something. Returns 0,
+ * or an errno value: ETIMEDOUT after STALL_MS without progress, ECANCELED
+ * once spool_stop_waiting was called. */
+static int wait_writable(spool_t *s, int64_t since)
+{
+    for (;;) {
+        if (atomic_load(&s->stop_waiting)) return ECANCELED;
+        const int64_t left = since + STALL_MS - now_ms();
+        if (left <= 0) return ETIMEDOUT;
+        struct pollfd pf = { .fd = s->fd, .events = POLLOUT };
+        const int r = poll(&pf, 1, left < 100 ? (int)left : 100);
+        if (r > 0) return 0;
+        if (r < 0 && errno != EINTR) return errno;
+    }
 }
 
 void spool_write(spool_t *s, const void *p, size_t n)
 {
     if (s->fd < 0 || s->err) return;
     const char *b = p;
+    int64_t progress = now_ms();
     while (n) {
         ssize_t k = write(s->fd, b, n);
-        if (k < 0) {
-            if (errno == EINTR) continue;
-            s->err = errno;
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            const int err = wait_writable(s, progress);
+            if (err) {
+                s->err = err;
+                return;
+            }
+            continue;
+        }
+        if (k <= 0) {
+            s->err = k < 0 ? errno : EIO;
             return;
         }
+        progress = now_ms();
         b += k;
         n -= (size_t)k;
         s->bytes += (uint64_t)k;
@@ -62,10 +110,26 @@ int spool_read_at(const spool_t *s, uint64_t at, void *p, size_t n)
     return 0;
 }
 
+void spool_stop_waiting(spool_t *s)
+{
+    atomic_store(&s->stop_waiting, true);
+}
+
+const char *spool_strerror(int err)
+{
+    if (err == ETIMEDOUT) return "its reader took nothing for 10 s";
+    if (err == ECANCELED) return "its reader was not waited for after the second signal";
+    return strerror(err);
+}
+
 void spool_abandon(spool_t *s)
 {
-    if (s->fd >= 0 && s->regular) (void)ftruncate(s->fd, 0);
     s->abandoned = true;
+}
+
+void spool_empty(spool_t *s)
+{
+    if (s->fd >= 0 && s->regular) (void)ftruncate(s->fd, 0);
 }
 
 void spool_close(spool_t *s, bool keep)

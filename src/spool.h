@@ -16,6 +16,7 @@
 #ifndef TC_SPOOL_H
 #define TC_SPOOL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,7 +27,8 @@ typedef struct {
     uint64_t bytes;
     int err;                     /* first write error (errno), then nothing more is written */
     bool regular;                /* a regular file (a FIFO or device is never removed) */
-    bool abandoned;              /* failed and emptied (spool_abandon): removed at close */
+    bool abandoned;              /* failed and given up (spool_abandon): removed at close */
+    atomic_bool stop_waiting;    /* spool_stop_waiting was called */
     bool readable;               /* a regular file opened for reading back, too */
 } spool_t;
 
@@ -35,14 +37,24 @@ typedef struct {
  * FIFO or character device is simply opened. Returns 0, or an errno
  * value. */
 int spool_open(spool_t *s, const char *path, bool force);
-/* Append bytes. Called by one thread at a time. */
+/* Append bytes. Called by one thread at a time. A FIFO or device that is
+ * full is waited for, but one that takes nothing for 10 s fails the spool
+ * (ETIMEDOUT), as does spool_stop_waiting (ECANCELED). */
 void spool_write(spool_t *s, const void *p, size_t n);
+/* Make a spool_write that waits for a full FIFO or device give up at once
+ * (any thread). */
+void spool_stop_waiting(spool_t *s);
+/* The text for a spool's err: strerror, or what ETIMEDOUT and ECANCELED
+ * mean here. */
+const char *spool_strerror(int err);
 /* Read n bytes back from offset `at` (written before). Returns 0 or an
  * errno value. Any thread may call it. */
 int spool_read_at(const spool_t *s, uint64_t at, void *p, size_t n);
-/* Give up a spool that failed: empty it (a regular file), so that a full
- * disk gets its space back for the trace. Call when no thread uses it. */
+/* Give up a spool that failed: it is removed at close, whatever `keep`
+ * says; spool_empty gives a full disk its space back at once (a regular
+ * file: truncated). Call when no thread writes or reads it any more. */
 void spool_abandon(spool_t *s);
+void spool_empty(spool_t *s);
 /* Close; remove the file unless `keep` (an abandoned one always) or it is not a regular file (a
  * FIFO or a device named with --spool stays where it was). */
 void spool_close(spool_t *s, bool keep);

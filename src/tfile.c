@@ -113,6 +113,10 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers)
 {
     memset(t, 0, sizeof *t);
     t->fp = fp;
+    /* A FILE on a file descriptor would cut each batch's first 4 KiB off
+     * as a write of its own: tfile does the buffering. (A memory stream
+     * has no descriptor, and needs its buffer.) */
+    if (fileno(fp) >= 0) setvbuf(fp, NULL, _IONBF, 0);
     t->sync = streams == 0;
     t->streams = streams < 1 ? 1 : streams > TFILE_MAX_STREAMS ? TFILE_MAX_STREAMS : streams;
     t->workers = t->sync ? 0 : workers < 1 ? 1 : workers > t->streams ? t->streams : workers;
@@ -174,7 +178,7 @@ static void start_writeback(tfile_t *t)
     if (fflush(t->fp) == 0)
         (void)sync_file_range(fileno(t->fp), (off_t)t->writeback_from, 0, SYNC_FILE_RANGE_WRITE);
 #endif
-    t->writeback_from = t->file_bytes;
+    t->writeback_from = t->file_bytes - t->out_used;    /* the rest is still in t->out */
 }
 
 /* Write every finished block that is next in order; with `wait_for`,

@@ -1006,6 +1006,49 @@ START_TEST(slow_spool_pauses_the_client_and_loses_nothing)
 }
 END_TEST
 
+/* The reader of a FIFO spool that leaves early: reads 100 kB, then closes. */
+static void *read_fifo_briefly(void *arg)
+{
+    int in = open((const char *)arg, O_RDONLY);
+    char buf[4096];
+    for (size_t got = 0; in >= 0 && got < 100000;) {
+        ssize_t n = read(in, buf, sizeof buf);
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    if (in >= 0) close(in);
+    return NULL;
+}
+
+/* A FIFO spool whose reader left: the capture waits for it 10 s, then
+ * gives the spool up, says why, and goes on; nothing is lost, and the
+ * capture ends by itself (it used to hang for good, a second signal
+ * included). */
+START_TEST(fifo_spool_whose_reader_left_is_given_up)
+{
+    tmp_t t = tmp_make();
+    char fifo[160];
+    snprintf(fifo, sizeof fifo, "%s/gone.spool", t.dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    pthread_t reader;
+    ck_assert_int_eq(pthread_create(&reader, NULL, read_fifo_briefly, fifo), 0);
+    client_t c = client_start("--scenario", "zones", "--threads", "2", "--zones", "3000000", "--manifest",
+                              t.manifest, NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--spool", fifo, NULL);
+    client_finish(&c);
+    pthread_join(reader, NULL);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(r.seconds < 40, "took %.1f s", r.seconds);
+    ck_assert_msg(strstr(r.err, "its reader took nothing for 10 s"), "%s", r.err);
+    check_zones_as_sent(&t, t.out);
+    struct stat sf;
+    ck_assert_int_eq(lstat(fifo, &sf), 0);
+    ck_assert(S_ISFIFO(sf.st_mode));
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
 /* A spool that cannot be written (here /dev/full: every write fails with
  * ENOSPC) is said at once, while capturing, and again at the end; the
  * capture itself loses nothing, and the device is not removed. */
@@ -1286,6 +1329,7 @@ static Suite *e2e_suite(void)
     tcase_add_test(tc, stalled_client_is_left_at_the_time_limit);
     tcase_add_test(tc, slow_spool_pauses_the_client_and_loses_nothing);
     tcase_add_test(tc, failing_spool_is_reported_at_once_and_the_capture_goes_on);
+    tcase_add_test(tc, fifo_spool_whose_reader_left_is_given_up);
     tcase_add_test(tc, input_received_before_giving_up_is_all_saved);
     tcase_add_test(tc, sigterm_saves_a_stalled_capture);
     tcase_add_test(tc, sighup_saves_a_stalled_capture);

@@ -180,9 +180,11 @@ static off_t file_size(const char *path)
 START_TEST(a_failed_spool_is_emptied_once_nothing_waits_in_it)
 {
     const rlim_t limit = 4u << 20;
-    signal(SIGXFSZ, SIG_IGN);           /* writes past the limit fail with EFBIG */
-    struct rlimit rl = { limit, limit };
-    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);  /* this test's process only (check forks) */
+    void (*old_xfsz)(int) = signal(SIGXFSZ, SIG_IGN);  /* writes past the limit fail with EFBIG */
+    struct rlimit old, rl = { limit, limit };
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+    rl.rlim_max = old.rlim_max;
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
     stream_t s;
     make_stream(&s);
     ck_assert_uint_gt(s.wire_n, 3 * limit);
@@ -205,6 +207,8 @@ START_TEST(a_failed_spool_is_emptied_once_nothing_waits_in_it)
     netdec_stop(d);
     temp_spool_close(&ts);      /* and removed */
     free_stream(&s);
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, old_xfsz);
 }
 END_TEST
 

@@ -3,6 +3,7 @@
  * errors reported at close. */
 #include <check.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -176,7 +177,7 @@ START_TEST(file_is_written_in_aligned_megabytes)
     }
     recorder_t r = {0};
     FILE *fp = fopencookie(&r, "w", (cookie_io_functions_t){ .write = record_write });
-    setvbuf(fp, NULL, _IONBF, 0);
+    setvbuf(fp, NULL, _IONBF, 0);       /* as tfile_open makes a FILE on a descriptor: */
     tfile_t t;
     ck_assert_int_eq(tfile_open(&t, fp, 3, 4, 2), 0);
     for (size_t off = 0; off < n; off += 5000) tfile_write(&t, payload + off, n - off < 5000 ? n - off : 5000);
@@ -196,6 +197,20 @@ START_TEST(file_is_written_in_aligned_megabytes)
     free(got);
     free(r.data);
     free(payload);
+}
+END_TEST
+
+/* ...checked here: a FILE on a descriptor is left unbuffered. */
+START_TEST(a_file_on_a_descriptor_is_left_unbuffered)
+{
+    FILE *fp = tmpfile();
+    ck_assert_ptr_nonnull(fp);
+    tfile_t t;
+    ck_assert_int_eq(tfile_open(&t, fp, 3, 4, 2), 0);
+    tfile_write(&t, "x", 1);
+    ck_assert_int_eq(tfile_close(&t), 0);
+    ck_assert_uint_le(__fbufsize(fp), 1);   /* fully buffered, it would be 4096 */
+    fclose(fp);
 }
 END_TEST
 
@@ -237,6 +252,7 @@ Suite *tfile_suite(void)
     tcase_add_test(tc, file_does_not_depend_on_the_compression_threads);
     tcase_add_test(tc, payload_round_trips_without_threads);
     tcase_add_test(tc, file_is_written_in_aligned_megabytes);
+    tcase_add_test(tc, a_file_on_a_descriptor_is_left_unbuffered);
     tcase_add_test(tc, empty_payload_has_no_blocks);
     tcase_add_test(tc, write_errors_are_reported_at_close);
     suite_add_tcase(s, tc);
