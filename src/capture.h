@@ -43,6 +43,7 @@ typedef struct capture {
     uv_timer_t retry_timer, connect_timer, stop_timer, tick_timer;
     uv_signal_t signals[3];
     bool tcp_open, connected, finishing, handshake_notice, spool_warned;
+    bool read_failed;             /* the connection failed (not a clean EOF) */
     unsigned connect_attempts;
     char connect_error[128];
     bytes_t out;                  /* query bytes waiting to be written */
@@ -51,6 +52,7 @@ typedef struct capture {
     uv_async_t decoded;           /* it has frames for us */
     bool reading_paused;          /* too much input held in memory: stop reading */
     bool input_dropped;           /* saved at once: received input left undecoded */
+    bool save_at_once;            /* the memory limit: no draining of the input */
     uint64_t frames, compressed, decompressed;   /* decoder statistics */
     uint8_t *rxbuf;
     size_t rxcap;

@@ -28,6 +28,7 @@
 #define FRAMES_PER_TURN 4
 #define TICK_MS 100
 #define HANDSHAKE_NOTICE_NS (5ULL * 1000000000ULL)
+#define TERMINATE_WAIT_MS 2000
 
 /* A spool that stopped being written is said at once, not only at the
  * end: a long capture should not go on believing it can be recovered. */
@@ -73,30 +74,34 @@ static void on_written(uv_write_t *req, int status)
     free(req);
 }
 
-static void write_bytes(capture_t *c, const uint8_t *p, size_t n, uv_write_cb cb)
+/* Queue bytes for the client. Returns 0, or a libuv error when they
+ * cannot even be queued (the connection failed): cb is then not called. */
+static int write_bytes(capture_t *c, const uint8_t *p, size_t n, uv_write_cb cb)
 {
-    if (!c->connected || n == 0) return;
+    if (!c->connected || n == 0) return cb ? UV_ENOTCONN : 0;
     uv_buf_t b = uv_buf_init((char *)p, (unsigned)n);
     if (!cb) {
         int w = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
         if (w > 0) {
             p += w;
             n -= (size_t)w;
-            if (n == 0) return;
+            if (n == 0) return 0;
         }
     }
     uv_write_t *req = xmalloc(sizeof *req);
     req->data = xmemdup(p, n);
     b = uv_buf_init(req->data, (unsigned)n);
-    if (uv_write(req, (uv_stream_t *)&c->tcp, &b, 1, cb ? cb : on_written) < 0) {
+    const int rc = uv_write(req, (uv_stream_t *)&c->tcp, &b, 1, cb ? cb : on_written);
+    if (rc < 0) {
         free(req->data);
         free(req);
     }
+    return rc;
 }
 
 static void flush_out(capture_t *c)
 {
-    write_bytes(c, c->out.p, c->out.n, NULL);
+    (void)write_bytes(c, c->out.p, c->out.n, NULL);    /* a failure shows up as a read error */
     c->out.n = 0;
 }
 
@@ -129,7 +134,15 @@ static void on_terminate_written(uv_write_t *req, int status)
     close_all(c);
 }
 
-/* End the connection: say Terminate when the client expects it, close. */
+/* A client that reads nothing any more is not waited for long. */
+static void on_terminate_timeout(uv_timer_t *t)
+{
+    close_all(t->data);
+}
+
+/* End the connection: say Terminate when the client expects it (waiting
+ * at most TERMINATE_WAIT_MS for it to go out, or until the next signal),
+ * close. */
 static void finish(capture_t *c, outcome_t outcome)
 {
     if (c->finishing) return;
@@ -137,19 +150,19 @@ static void finish(capture_t *c, outcome_t outcome)
     c->outcome = outcome;
     c->t_end = uv_hrtime();
     if (c->tcp_open) uv_read_stop((uv_stream_t *)&c->tcp);
-    const bool polite = c->connected && c->session.state != SESSION_HANDSHAKE &&
+    const bool polite = c->connected && !c->read_failed && c->session.state != SESSION_HANDSHAKE &&
                         c->session.state != SESSION_REJECTED && outcome != OUT_CLIENT_GONE;
     if (polite) {
         flush_out(c);
         uint8_t pkt[PROTO_QUERY_PACKET_SIZE];
         query_encode(pkt, SQ_TERMINATE, 0, 0);
-        write_bytes(c, pkt, sizeof pkt, on_terminate_written);
-        uv_timer_stop(&c->retry_timer);
-        uv_timer_stop(&c->connect_timer);
-        uv_timer_stop(&c->stop_timer);
-        uv_timer_stop(&c->tick_timer);
-        for (int i = 0; i < 3; i++) uv_signal_stop(&c->signals[i]);
-        return;
+        if (write_bytes(c, pkt, sizeof pkt, on_terminate_written) == 0) {
+            uv_timer_stop(&c->retry_timer);
+            uv_timer_stop(&c->connect_timer);
+            uv_timer_stop(&c->tick_timer);
+            uv_timer_start(&c->stop_timer, on_terminate_timeout, TERMINATE_WAIT_MS, 0);
+            return;
+        }
     }
     close_all(c);
 }
@@ -275,7 +288,9 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     capture_t *c = s->data;
     (void)buf;
     if (nread < 0) {
-        if (nread != UV_EOF) snprintf(c->stop_reason, sizeof c->stop_reason, "%s", uv_strerror((int)nread));
+        if (nread != UV_EOF && !c->stop_requested)   /* a stop keeps its own reason */
+            snprintf(c->stop_reason, sizeof c->stop_reason, "%s", uv_strerror((int)nread));
+        c->read_failed = nread != UV_EOF;   /* a reset: nothing can be written either */
         uv_read_stop(s);
         if (c->dec) netdec_end(c->dec);   /* the rest comes as the END item */
         else on_input_end(c);
@@ -434,6 +449,10 @@ static void request_stop(capture_t *c, const char *why)
 static void on_signal(uv_signal_t *h, int signum)
 {
     capture_t *c = h->data;
+    if (c->finishing) {         /* only the Terminate is still going out */
+        close_all(c);
+        return;
+    }
     if (++c->signal_count == 1) {
         request_stop(c, signum == SIGINT ? "interrupted" : signum == SIGTERM ? "terminated" : "hung up");
         if (!c->opts->quiet && c->session.state == SESSION_STREAMING) progress_stopping(c);
@@ -441,6 +460,22 @@ static void on_signal(uv_signal_t *h, int signum)
         spool_stop_waiting(&c->spool);  /* nor for a FIFO spool's reader */
         finish(c, OUT_ABORTED);
     }
+}
+
+/* Past -m, nothing more is taken in: the capture ends at once, and input
+ * received but not yet decoded (with a spool, possibly the rest of the
+ * whole stream) is left out, kept in the spool (main.c says so). */
+static void stop_at_memory_limit(capture_t *c)
+{
+    if (c->finishing) return;
+    if (c->session.state != SESSION_STREAMING) {
+        request_stop(c, "memory limit reached");
+        return;
+    }
+    c->stop_requested = true;
+    snprintf(c->stop_reason, sizeof c->stop_reason, "memory limit reached");
+    c->save_at_once = true;
+    finish(c, OUT_STOPPED);
 }
 
 static void on_stop_timer(uv_timer_t *t)
@@ -461,7 +496,7 @@ static void on_tick(uv_timer_t *t)
     const uint64_t now = uv_hrtime();
     uint64_t rss = process_rss();
     if (rss > c->peak_rss) c->peak_rss = rss;
-    if (c->mem_limit_bytes > 0 && (int64_t)rss > c->mem_limit_bytes) request_stop(c, "memory limit reached");
+    if (c->mem_limit_bytes > 0 && (int64_t)rss > c->mem_limit_bytes) stop_at_memory_limit(c);
 
     /* The end wait is bounded: after Terminate, by time without data (and
      * without input left to decode: the client's end may be in it); after
@@ -502,17 +537,37 @@ static void note_dropped_input(capture_t *c)
 
 /* After the connection: decode what was received and not yet decoded
  * (with a spool, that may be much), unless the user asked to save at once. */
+static volatile sig_atomic_t drain_stop;   /* a signal came while draining */
+
+static void on_drain_signal(int signum)
+{
+    (void)signum;
+    drain_stop = 1;
+}
+
 static void drain_decoder(capture_t *c)
 {
+    /* The loop's signal handles are gone: a signal now stops the draining
+     * and saves what is in, as a second signal would have. */
+    struct sigaction sa = { .sa_handler = on_drain_signal };
+    sigemptyset(&sa.sa_mask);
+    const int signums[3] = { SIGINT, SIGTERM, SIGHUP };
+    for (int i = 0; i < 3; i++) sigaction(signums[i], &sa, NULL);
     netdec_end(c->dec);
     netdec_item_t it;
-    while (netdec_pop_wait(c->dec, &it)) {
+    while (!drain_stop && netdec_pop_wait(c->dec, &it)) {
         if (it.kind == NETDEC_FRAME) {
             feed_decoded(c, &it);
         } else if (it.kind == NETDEC_ERROR && c->session.state == SESSION_STREAMING) {
             mark_broken(c);
             c->outcome = OUT_BROKEN;
         }
+    }
+    if (drain_stop) {
+        spool_stop_waiting(&c->spool);
+        note_dropped_input(c);
+        c->outcome = OUT_ABORTED;
+        return;
     }
     /* the end the wait gave up on may have been in that input */
     const session_t *s = &c->session;
@@ -551,7 +606,7 @@ void conn_run(capture_t *c)
     start_resolve(c);
     uv_run(c->loop, UV_RUN_DEFAULT);
     if (c->dec) {
-        if (c->outcome != OUT_ABORTED) drain_decoder(c);
+        if (c->outcome != OUT_ABORTED && !c->save_at_once) drain_decoder(c);
         else note_dropped_input(c);
         netdec_stats(c->dec, &c->frames, &c->compressed, &c->decompressed);
         netdec_stop(c->dec);

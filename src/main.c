@@ -86,9 +86,13 @@ static void close_spool(capture_t *c, bool saved)
 {
     spool_t *s = &c->spool;
     if (s->fd < 0) return;
-    /* only a regular file can be read back by --recover; a trace saved at
-     * once (second signal) lacks what was still waiting to be decoded */
-    const bool whole = !s->err && s->regular && c->session.welcomed;
+    /* only a regular file can be read back by --recover, and only one that
+     * is still there (its directory may have been removed); a trace saved
+     * at once (second signal, -m) lacks what was still waiting to be
+     * decoded */
+    struct stat st;
+    const bool there = fstat(s->fd, &st) == 0 && st.st_nlink > 0;
+    const bool whole = !s->err && s->regular && there && c->session.welcomed;
     const bool dropped = whole && saved && c->input_dropped;
     const bool keep = (c->session.welcomed && (!saved || c->opts->keep_spool) && !s->abandoned && s->regular) ||
                       dropped;
@@ -99,7 +103,7 @@ static void close_spool(capture_t *c, bool saved)
         diag_warn("the spool %s could not be written (%s) after %llu bytes%s%s", s->path, spool_strerror(s->err),
                   (unsigned long long)s->bytes, fate, saved && !c->input_dropped ? "; the trace itself is whole" : "");
     }
-    if (keep && !saved && !s->err)
+    if (keep && !saved && !s->err && there)
         diag_note("every byte received is kept in %s: 'tracy-capture --recover %s -o FILE' rebuilds the trace",
                   s->path, s->path);
     if (dropped)
@@ -262,6 +266,9 @@ int main(int argc, char **argv)
     /* A write to a client that vanished, or to a FIFO spool whose reader
      * left, is an error to handle (EPIPE), not a reason to die unsaved. */
     signal(SIGPIPE, SIG_IGN);
+    /* Likewise a file size limit (ulimit -f) met by the spool or the
+     * trace: EFBIG, reported, instead of a silent death. */
+    signal(SIGXFSZ, SIG_IGN);
     console_init();
     rc = check_output(&opts);
     if (rc != EXIT_OK) return rc;

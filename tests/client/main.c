@@ -214,7 +214,8 @@ static void init_client(struct tc_client *c)
     c->symbol_tid = 1999;
     if (c->opt.timeout > 0) {
         double limit = c->opt.timeout;
-        if (c->opt.scenario == TC_SCEN_STREAM || c->opt.scenario == TC_SCEN_STALL)
+        if (c->opt.scenario == TC_SCEN_STREAM || c->opt.scenario == TC_SCEN_STALL ||
+            c->opt.scenario == TC_SCEN_STALL_RESET)
             limit += c->opt.seconds;
         c->deadline_ns = c->start_ns + (int64_t)(limit * 1e9);
     }

@@ -802,7 +802,9 @@ static void send_complete_frames(struct tc_client *c, struct gen *g, int idle_ms
 
 /* stall: complete frames, their queries answered, then silence with the
  * connection open: no events, no keep-alives, no reading, until --seconds
- * pass or the server closes; then the client closes. */
+ * pass or the server closes; then the client closes (stall-reset: with its
+ * String queries unanswered, so that the server still waits, it resets
+ * the connection, as a client that exits with queries unread does). */
 static void run_stall(struct tc_client *c)
 {
     struct gen g;
@@ -814,7 +816,7 @@ static void run_stall(struct tc_client *c)
         if (poll(&pfd, 1, 50) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)))
             break;
     }
-    session_abort(c, TC_ABORT_HALF_CLOSE);
+    session_abort(c, c->opt.scenario == TC_SCEN_STALL_RESET ? TC_ABORT_RESET : TC_ABORT_HALF_CLOSE);
 }
 
 /* Complete frames first, then the failure. */
@@ -898,6 +900,7 @@ void scenario_run(struct tc_client *c)
         bench_run_threads(c);
         break;
     case TC_SCEN_STALL:
+    case TC_SCEN_STALL_RESET:
         run_stall(c);
         break;
     case TC_SCEN_NOT_AVAILABLE:
@@ -917,6 +920,7 @@ static const struct {
     { "reset", TC_SCEN_RESET },
     { "garbage", TC_SCEN_GARBAGE },
     { "stall", TC_SCEN_STALL },
+    { "stall-reset", TC_SCEN_STALL_RESET },
     { "not-available", TC_SCEN_NOT_AVAILABLE },
     { "drop", TC_SCEN_DROP },
     { "open-zones", TC_SCEN_OPEN_ZONES },
@@ -943,7 +947,7 @@ bool scenario_parse(const char *name, enum tc_scenario *out)
 
 const char *scenario_names(void)
 {
-    return "normal, example, stream, stall, disconnect-mid-frame, reset, garbage, not-available, "
+    return "normal, example, stream, stall, stall-reset, disconnect-mid-frame, reset, garbage, not-available, "
            "drop, open-zones, no-answer, everything, crash, on-demand, zones, memory, threads, "
            "malformed";
 }

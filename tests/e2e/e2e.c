@@ -37,7 +37,8 @@ typedef struct {
 /* Start argv[0] with stdin and stdout on /dev/null and stderr on a pipe
  * (stdout too if stdout_too). fsize_limit > 0: the files it writes cannot
  * grow past that many bytes (a full disk, as far as it can tell: writes
- * fail with EFBIG). */
+ * fail with EFBIG, once it ignores the SIGXFSZ that would kill it, which
+ * the tool must do itself: the signal is left at its default here). */
 static proc_t spawn_opts(char *const argv[], rlim_t fsize_limit, bool stdout_too)
 {
     int p[2];
@@ -47,7 +48,7 @@ static proc_t spawn_opts(char *const argv[], rlim_t fsize_limit, bool stdout_too
     if (r.pid == 0) {
         if (fsize_limit > 0) {
             const struct rlimit lim = { fsize_limit, fsize_limit };
-            signal(SIGXFSZ, SIG_IGN);
+            signal(SIGXFSZ, SIG_DFL);
             setrlimit(RLIMIT_FSIZE, &lim);
         }
         int null = open("/dev/null", O_RDWR);
@@ -910,6 +911,27 @@ START_TEST(second_signal_stops_waiting_and_saves)
 }
 END_TEST
 
+/* A stop (-s) while the client still owes answers, then the client resets
+ * the connection: the Terminate can no longer be written, and the capture
+ * must not wait for it (it used to hang for good, signals included). */
+START_TEST(reset_after_a_stop_does_not_hang)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", "stall-reset", "--seconds", "1", NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "-s", "0.3", NULL);
+    client_finish(&c);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(r.seconds < 6, "took %.1f s", r.seconds);
+    ck_assert_msg(strstr(r.err, "time limit reached"), "%s", r.err);
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum = read_file(t.summary);
+    ck_assert_int_gt(summary_value(sum, "zones"), 0);
+    free(sum);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
 START_TEST(seconds_limit_stops_and_saves)
 {
     tmp_t t = tmp_make();
@@ -1325,6 +1347,7 @@ static Suite *e2e_suite(void)
     tcase_add_test(tc, sigint_stops_in_order_and_saves);
     tcase_add_test(tc, second_signal_stops_waiting_and_saves);
     tcase_add_test(tc, seconds_limit_stops_and_saves);
+    tcase_add_test(tc, reset_after_a_stop_does_not_hang);
     tcase_add_test(tc, output_checks_happen_before_connecting);
     tcase_add_test(tc, stalled_client_is_left_at_the_time_limit);
     tcase_add_test(tc, slow_spool_pauses_the_client_and_loses_nothing);
