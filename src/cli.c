@@ -78,6 +78,8 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 /* A non-negative number of seconds (fractions allowed). */
+#define MAX_SECONDS 1e9
+
 static int parse_seconds(const char *arg, const char *opt, double *out)
 {
     char *end;
@@ -87,7 +89,8 @@ static int parse_seconds(const char *arg, const char *opt, double *out)
         fprintf(stderr, "tracy-capture: %s needs a number of seconds, not '%s'\n", opt, arg);
         return -1;
     }
-    *out = v;
+    /* beyond 31 years is forever, and stays within the timers' range */
+    *out = v > MAX_SECONDS ? MAX_SECONDS : v;
     return 0;
 }
 

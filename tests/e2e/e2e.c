@@ -911,6 +911,24 @@ START_TEST(second_signal_stops_waiting_and_saves)
 }
 END_TEST
 
+/* Huge time limits mean no limit (they used to overflow the timers and
+ * fire at once). */
+START_TEST(huge_time_limits_mean_none)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", "normal", NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "-s", "1e300", "--end-timeout", "1e300",
+                          "--connect-timeout", "1e300", NULL);
+    client_finish(&c);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(!strstr(r.err, "time limit"), "%s", r.err);
+    ck_assert_msg(!strstr(r.err, "gave up"), "%s", r.err);
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
 /* A stop (-s) while the client still owes answers, then the client resets
  * the connection: the Terminate can no longer be written, and the capture
  * must not wait for it (it used to hang for good, signals included). */
@@ -1348,6 +1366,7 @@ static Suite *e2e_suite(void)
     tcase_add_test(tc, second_signal_stops_waiting_and_saves);
     tcase_add_test(tc, seconds_limit_stops_and_saves);
     tcase_add_test(tc, reset_after_a_stop_does_not_hang);
+    tcase_add_test(tc, huge_time_limits_mean_none);
     tcase_add_test(tc, output_checks_happen_before_connecting);
     tcase_add_test(tc, stalled_client_is_left_at_the_time_limit);
     tcase_add_test(tc, slow_spool_pauses_the_client_and_loses_nothing);
