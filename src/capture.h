@@ -53,6 +53,7 @@ typedef struct capture {
     bool reading_paused;          /* too much input held in memory: stop reading */
     bool input_dropped;           /* saved at once: received input left undecoded */
     bool save_at_once;            /* the memory limit: no draining of the input */
+    size_t partial_frame;         /* bytes of a frame the input ended inside (lost) */
     uint64_t frames, compressed, decompressed;   /* decoder statistics */
     uint8_t *rxbuf;
     size_t rxcap;

@@ -609,6 +609,7 @@ void conn_run(capture_t *c)
         if (c->outcome != OUT_ABORTED && !c->save_at_once) drain_decoder(c);
         else note_dropped_input(c);
         netdec_stats(c->dec, &c->frames, &c->compressed, &c->decompressed);
+        c->partial_frame = netdec_partial(c->dec);
         netdec_stop(c->dec);
         c->dec = NULL;
     }

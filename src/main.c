@@ -151,6 +151,9 @@ static int report_outcome(capture_t *c)
         putchar('\n');     /* end the "Connecting to ..." line */
         fflush(stdout);
     }
+    if (c->partial_frame)
+        diag_warn("the input ended inside a frame: its last %zu bytes, an incomplete frame, are not in the trace",
+                  c->partial_frame);
     if (o->recover) {
         const int rc = report_recording_end(c);
         if (rc >= 0) return rc;

@@ -42,6 +42,7 @@ struct netdec {
     bool input_ended, stopping, spool_stopping;
     bool spill_ok;              /* the spool holds everything so far */
     int spool_err;              /* the spool's write error, once it failed (lock) */
+    size_t partial;             /* at END: bytes of a frame the input ended inside (lock) */
     uint64_t spilled_waiting;   /* spilled chunks not yet read back (lock) */
 
     frame_decoder_t frames;     /* owned by the thread */
@@ -174,6 +175,7 @@ static void *decoder_main(void *arg)
         chunk_t *c = d->dec_next;
         if (!c) {
             /* input ended and all of it decoded */
+            d->partial = frame_partial(&d->frames);
             finish_output(d, NETDEC_END);
             pthread_mutex_unlock(&d->lock);
             d->notify(d->ctx);
@@ -404,6 +406,14 @@ static uint64_t read_counter(netdec_t *d, const uint64_t *counter)
 size_t netdec_backlog(netdec_t *d) { return (size_t)read_counter(d, &d->backlog); }
 size_t netdec_unspooled(netdec_t *d) { return (size_t)read_counter(d, &d->unspooled); }
 uint64_t netdec_spilled(netdec_t *d) { return read_counter(d, &d->spilled); }
+
+size_t netdec_partial(netdec_t *d)
+{
+    pthread_mutex_lock(&d->lock);
+    const size_t n = d->partial;
+    pthread_mutex_unlock(&d->lock);
+    return n;
+}
 
 int netdec_spool_error(netdec_t *d)
 {

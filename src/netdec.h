@@ -78,6 +78,9 @@ uint64_t netdec_spilled(netdec_t *d);
  * then stops writing, and the spool is given up (spool_abandon) as soon
  * as no spilled input waits to be read back from it; the capture goes on. */
 int netdec_spool_error(netdec_t *d);
+/* Once END was taken: the bytes of the incomplete frame the input ended
+ * inside (not decoded, so not in the trace), or 0. */
+size_t netdec_partial(netdec_t *d);
 /* What the ERROR item was about. */
 const char *netdec_error(netdec_t *d);
 /* Decoded frames and bytes so far (compressed / decompressed). */

@@ -138,6 +138,7 @@ int recover_run(capture_t *c, const char *path)
     if (r.dec) {
         stream_frames(&r);
         netdec_stats(r.dec, &c->frames, &c->compressed, &c->decompressed);
+        c->partial_frame = netdec_partial(r.dec);
         netdec_stop(r.dec);
         model_drop_chunk_pool(&c->session.model);
     }
