@@ -608,6 +608,7 @@ void conn_run(capture_t *c)
     if (c->dec) {
         if (c->outcome != OUT_ABORTED && !c->save_at_once) drain_decoder(c);
         else note_dropped_input(c);
+        c->t_end = uv_hrtime();     /* the elapsed time includes that decoding */
         netdec_stats(c->dec, &c->frames, &c->compressed, &c->decompressed);
         c->partial_frame = netdec_partial(c->dec);
         netdec_stop(c->dec);
