@@ -43,6 +43,7 @@ static void warn_spool_failure(capture_t *c)
 }
 
 static void finish(capture_t *c, outcome_t outcome);
+static void on_stop_timer(uv_timer_t *t);
 static void try_connect(capture_t *c);
 static void on_retry(uv_timer_t *t);
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
@@ -188,6 +189,10 @@ static void on_welcome(capture_t *c)
         getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) == 0 && sndbuf > 0)
         session_set_query_space(&c->session, query_space_for_sndbuf((size_t)sndbuf));
     uv_timer_stop(&c->connect_timer);
+    /* -s counts from here, as upstream's does: the time waiting for the
+     * program to appear is not part of the capture */
+    if (c->opts->seconds >= 0)
+        uv_timer_start(&c->stop_timer, on_stop_timer, (uint64_t)(c->opts->seconds * 1000), 0);
     if (!c->opts->quiet) progress_connected(c);
 }
 
@@ -599,8 +604,6 @@ void conn_run(capture_t *c)
     }
     if (c->opts->connect_timeout >= 0)
         uv_timer_start(&c->connect_timer, on_connect_timeout, (uint64_t)(c->opts->connect_timeout * 1000), 0);
-    if (c->opts->seconds >= 0)
-        uv_timer_start(&c->stop_timer, on_stop_timer, (uint64_t)(c->opts->seconds * 1000), 0);
     uv_timer_start(&c->tick_timer, on_tick, TICK_MS, TICK_MS);
 
     start_resolve(c);

@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -913,6 +915,44 @@ START_TEST(second_signal_stops_waiting_and_saves)
 }
 END_TEST
 
+/* A TCP port on 127.0.0.1 that nothing listens on (just now). */
+static void free_port(char *out, size_t n)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t len = sizeof a;
+    ck_assert_int_eq(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+    ck_assert_int_eq(getsockname(s, (struct sockaddr *)&a, &len), 0);
+    snprintf(out, n, "%u", ntohs(a.sin_port));
+    close(s);
+}
+
+/* -s counts from the handshake, as upstream's does: a program that
+ * appears after the limit has passed is still captured for that long (it
+ * used to end the capture before it began, exit 130). */
+START_TEST(seconds_count_from_the_handshake)
+{
+    tmp_t t = tmp_make();
+    char port[16];
+    free_port(port, sizeof port);
+    char *argv[] = { (char *)prog.capture, "-o", t.out, "-p", port, "-s", "1", NULL };
+    proc_t p = spawn(argv);
+    usleep(1500000);
+    client_t c = client_start("--scenario", "stream", "--seconds", "10", "--port", port, NULL);
+    const int rc = wait_exit(p.pid, 30);
+    char *err = drain(p.err);
+    client_finish(&c);
+    ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+    ck_assert_msg(strstr(err, "time limit reached"), "%s", err);
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum = read_file(t.summary);
+    ck_assert_int_gt(summary_value(sum, "zones"), 0);
+    free(sum);
+    free(err);
+    tmp_remove(&t);
+}
+END_TEST
+
 /* Huge time limits mean no limit (they used to overflow the timers and
  * fire at once). */
 START_TEST(huge_time_limits_mean_none)
@@ -1369,6 +1409,7 @@ static Suite *e2e_suite(void)
     tcase_add_test(tc, seconds_limit_stops_and_saves);
     tcase_add_test(tc, reset_after_a_stop_does_not_hang);
     tcase_add_test(tc, huge_time_limits_mean_none);
+    tcase_add_test(tc, seconds_count_from_the_handshake);
     tcase_add_test(tc, output_checks_happen_before_connecting);
     tcase_add_test(tc, stalled_client_is_left_at_the_time_limit);
     tcase_add_test(tc, slow_spool_pauses_the_client_and_loses_nothing);
