@@ -472,13 +472,8 @@ static void on_signal(uv_signal_t *h, int signum)
  * whole stream) is left out, kept in the spool (main.c says so). */
 static void stop_at_memory_limit(capture_t *c)
 {
-    if (c->finishing) return;
-    if (c->session.state != SESSION_STREAMING) {
-        request_stop(c, "memory limit reached");
-        return;
-    }
-    c->stop_requested = true;
-    snprintf(c->stop_reason, sizeof c->stop_reason, "memory limit reached");
+    request_stop(c, "memory limit reached");
+    if (c->finishing) return;       /* before streaming, the stop ended it */
     c->save_at_once = true;
     finish(c, OUT_STOPPED);
 }
@@ -540,8 +535,6 @@ static void note_dropped_input(capture_t *c)
     }
 }
 
-/* After the connection: decode what was received and not yet decoded
- * (with a spool, that may be much), unless the user asked to save at once. */
 static volatile sig_atomic_t drain_stop;   /* a signal came while draining */
 
 static void on_drain_signal(int signum)
@@ -550,6 +543,8 @@ static void on_drain_signal(int signum)
     drain_stop = 1;
 }
 
+/* After the connection: decode what was received and not yet decoded
+ * (with a spool, that may be much), unless the user asked to save at once. */
 static void drain_decoder(capture_t *c)
 {
     /* The loop's signal handles are gone: a signal now stops the draining

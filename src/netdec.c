@@ -258,15 +258,12 @@ static void *spool_main(void *arg)
         d->spool_next = c->next;
         maybe_spill(d, c);
         collect_chunks(d);
-        if (empty_spool) {
+        /* memory was freed: a reader paused for it may go on */
+        const bool wake = !d->spool_stopping;
+        if (empty_spool || wake) {
             pthread_mutex_unlock(&d->lock);
-            spool_empty(d->spool);
-            pthread_mutex_lock(&d->lock);
-        }
-        if (!d->spool_stopping) {
-            /* memory was freed: a reader paused for it may go on */
-            pthread_mutex_unlock(&d->lock);
-            d->notify(d->ctx);
+            if (empty_spool) spool_empty(d->spool);
+            if (wake) d->notify(d->ctx);
             pthread_mutex_lock(&d->lock);
         }
     }

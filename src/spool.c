@@ -10,7 +10,10 @@
 #include <unistd.h>
 
 /* A FIFO or device that takes no byte for this long is given up. */
-#define STALL_MS 10000
+#define STALL_S 10
+#define STALL_MS (STALL_S * 1000)
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 /* Open path with flags, read-write if allowed, else write-only. */
 static int open_rw(const char *path, int flags)
@@ -117,7 +120,7 @@ void spool_stop_waiting(spool_t *s)
 
 const char *spool_strerror(int err)
 {
-    if (err == ETIMEDOUT) return "its reader took nothing for 10 s";
+    if (err == ETIMEDOUT) return "its reader took nothing for " STR(STALL_S) " s";
     if (err == ECANCELED) return "its reader was not waited for after the second signal";
     return strerror(err);
 }

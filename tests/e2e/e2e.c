@@ -308,6 +308,15 @@ static void tmp_remove(const tmp_t *t)
     if (system(cmd) != 0) {}
 }
 
+/* The trace at `file` is valid and holds some zones. */
+static void check_has_zones(const tmp_t *t, const char *file)
+{
+    ck_assert_int_eq(reader_run("--summary", file, t->summary), 0);
+    char *sum = read_file(t->summary);
+    ck_assert_int_gt(summary_value(sum, "zones"), 0);
+    free(sum);
+}
+
 /* The trace at `file` is valid and holds exactly the zones the manifest
  * says were sent, and those are more than none. */
 static void check_zones_as_sent(const tmp_t *t, const char *file)
@@ -577,10 +586,7 @@ START_TEST(killed_capture_is_recovered_from_its_spool)
     ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
     ck_assert_ptr_nonnull(strstr(r.err, "ends before the client ended its session"));
     free(r.err);
-    ck_assert_int_eq(reader_run("--summary", rec, t.summary), 0);
-    char *sum = read_file(t.summary);
-    ck_assert_int_gt(summary_value(sum, "zones"), 0);
-    free(sum);
+    check_has_zones(&t, rec);
     tmp_remove(&t);
 }
 END_TEST
@@ -886,10 +892,7 @@ START_TEST(sigint_stops_in_order_and_saves)
     struct stat st;
     snprintf(spool, sizeof spool, "%s.spool", t.out);
     ck_assert_int_ne(stat(spool, &st), 0);
-    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
-    char *sum = read_file(t.summary);
-    ck_assert_int_gt(summary_value(sum, "zones"), 0);
-    free(sum);
+    check_has_zones(&t, t.out);
     free(r.err);
     tmp_remove(&t);
 }
@@ -906,10 +909,7 @@ START_TEST(second_signal_stops_waiting_and_saves)
     ck_assert_msg(r.seconds < 10, "took %.1f s", r.seconds);
     ck_assert_msg(strstr(r.err, "terminated"), "%s", r.err);
     ck_assert_msg(strstr(r.err, "second signal"), "%s", r.err);
-    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
-    char *sum = read_file(t.summary);
-    ck_assert_int_gt(summary_value(sum, "zones"), 0);
-    free(sum);
+    check_has_zones(&t, t.out);
     free(r.err);
     tmp_remove(&t);
 }
@@ -944,10 +944,7 @@ START_TEST(seconds_count_from_the_handshake)
     client_finish(&c);
     ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
     ck_assert_msg(strstr(err, "time limit reached"), "%s", err);
-    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
-    char *sum = read_file(t.summary);
-    ck_assert_int_gt(summary_value(sum, "zones"), 0);
-    free(sum);
+    check_has_zones(&t, t.out);
     free(err);
     tmp_remove(&t);
 }
@@ -983,10 +980,7 @@ START_TEST(reset_after_a_stop_does_not_hang)
     ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
     ck_assert_msg(r.seconds < 6, "took %.1f s", r.seconds);
     ck_assert_msg(strstr(r.err, "time limit reached"), "%s", r.err);
-    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
-    char *sum = read_file(t.summary);
-    ck_assert_int_gt(summary_value(sum, "zones"), 0);
-    free(sum);
+    check_has_zones(&t, t.out);
     free(r.err);
     tmp_remove(&t);
 }

@@ -136,6 +136,17 @@ static void wait_until_spooled(netdec_t *d)
     ck_assert_uint_eq(netdec_unspooled(d), 0);
 }
 
+/* A decoder with this spool, the whole stream pushed and spooled, no
+ * frame taken yet. */
+static netdec_t *push_all_spooled(const stream_t *s, temp_spool_t *ts)
+{
+    netdec_t *d = netdec_start(0, on_ready, NULL);
+    netdec_spool(d, &ts->spool);
+    push_all(d, s);
+    wait_until_spooled(d);
+    return d;
+}
+
 START_TEST(waiting_input_leaves_memory_once_spooled)
 {
     stream_t s;
@@ -143,12 +154,9 @@ START_TEST(waiting_input_leaves_memory_once_spooled)
     temp_spool_t ts;
     temp_spool_open(&ts);
 
-    netdec_t *d = netdec_start(0, on_ready, NULL);
-    netdec_spool(d, &ts.spool);
     /* nobody takes the frames: the decoder stops after its few slots and
      * the rest of the 16 MB waits */
-    push_all(d, &s);
-    wait_until_spooled(d);
+    netdec_t *d = push_all_spooled(&s, &ts);
     ck_assert_uint_le(netdec_in_memory(d), NETDEC_KEEP_IN_MEMORY + 2 * PUSH_BYTES);
     ck_assert_uint_gt(netdec_backlog(d), s.wire_n / 2);
     ck_assert_uint_gt(netdec_spilled(d), s.wire_n / 2);
@@ -191,10 +199,7 @@ START_TEST(a_failed_spool_is_emptied_once_nothing_waits_in_it)
     temp_spool_t ts;
     temp_spool_open(&ts);
 
-    netdec_t *d = netdec_start(0, on_ready, NULL);
-    netdec_spool(d, &ts.spool);
-    push_all(d, &s);
-    wait_until_spooled(d);
+    netdec_t *d = push_all_spooled(&s, &ts);
     ck_assert_int_eq(netdec_spool_error(d), EFBIG);
     /* input spilled before the failure still waits in the spool */
     ck_assert_uint_gt(netdec_spilled(d), 0);
@@ -237,10 +242,7 @@ START_TEST(an_unreadable_spool_keeps_input_in_memory)
     temp_spool_t ts;
     temp_spool_open(&ts);
     ts.spool.readable = false;
-    netdec_t *d = netdec_start(0, on_ready, NULL);
-    netdec_spool(d, &ts.spool);
-    push_all(d, &s);
-    wait_until_spooled(d);
+    netdec_t *d = push_all_spooled(&s, &ts);
     ck_assert_uint_eq(netdec_spilled(d), 0);
     ck_assert_uint_gt(netdec_in_memory(d), s.wire_n / 2);
     ck_assert_int_eq(drain_and_check(d, &s), FRAMES);
