@@ -245,12 +245,18 @@ static int save_trace(capture_t *c, int rc)
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    save_opts_t so = { .level = 3, .streams = 4, .tmp_path = &save_tmp_path };
+    save_opts_t so = { .level = 3, .streams = 4, .replace = c->opts->force, .tmp_path = &save_tmp_path };
     model_finish(&c->session.model);
-    if (writer_save(&c->session.model, c->opts->output, &so) < 0) {
+    const int placed = writer_save(&c->session.model, c->opts->output, &so);
+    if (placed < 0) {
         if (!c->opts->quiet) summary_save_failed(c);
         diag_error("saving %s: %s", c->opts->output, so.err);
         return EXIT_SAVE_FAILED;
+    }
+    if (placed == 1) {
+        diag_error("output file %s appeared during the capture and is kept (-f replaces it); "
+                   "the trace is saved as %s", c->opts->output, so.saved_as);
+        if (rc == EXIT_OK) rc = EXIT_OUTPUT_EXISTS;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (!c->opts->quiet) {

@@ -782,6 +782,42 @@ static int name_finished(int fd, char *tmp, size_t len)
     return -1;
 }
 
+/* Give the finished file tmp the name path unless something took that
+ * name meanwhile (EEXIST). The kernel does it in one step where the file
+ * system can; elsewhere a hard link, which fails on an existing name too;
+ * a file system with neither gets a look, then a rename. */
+static int place_without_replacing(const char *tmp, const char *path)
+{
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0) return 0;
+    if (errno != EINVAL && errno != ENOSYS) return -1;
+    if (link(tmp, path) == 0) return unlink(tmp) == 0 || errno == ENOENT ? 0 : -1;
+    if (errno == EEXIST) return -1;
+    struct stat st;
+    if (lstat(path, &st) == 0) {
+        errno = EEXIST;
+        return -1;
+    }
+    return rename(tmp, path);
+}
+
+/* The output's name was taken during the capture, and it is not ours to
+ * replace: the finished trace goes to the first free name NAME-1.tracy,
+ * NAME-2.tracy... beside it (NAME.tracy-1... if the output does not end
+ * in .tracy), said in s->saved_as. */
+static int place_beside(const char *tmp, const char *path, save_opts_t *s)
+{
+    const size_t len = strlen(path), ext = strlen(".tracy");
+    const bool dotted = len > ext && strcmp(path + len - ext, ".tracy") == 0 && path[len - ext - 1] != '/';
+    const int stem = (int)(dotted ? len - ext : len);
+    for (int n = 1; n < 1000; n++) {
+        snprintf(s->saved_as, sizeof s->saved_as, "%.*s-%d%s", stem, path, n, dotted ? ".tracy" : "");
+        if (place_without_replacing(tmp, s->saved_as) == 0) return 0;
+        if (errno != EEXIST) break;
+    }
+    s->saved_as[0] = 0;
+    return -1;
+}
+
 int writer_save(const model_t *m, const char *path, save_opts_t *s)
 {
     size_t len = strlen(path);
@@ -833,14 +869,23 @@ int writer_save(const model_t *m, const char *path, save_opts_t *s)
         if (named) unlink(tmp);
         goto out;
     }
-    if (rename(tmp, path) != 0) {
+    if (s->replace ? rename(tmp, path) : place_without_replacing(tmp, path)) {
+        if (!s->replace && errno == EEXIST) {
+            rc = place_beside(tmp, path, s);
+            if (rc == 0) rc = 1;
+            else snprintf(s->err, sizeof s->err, "%s appeared during the capture, and no free name beside it was found: "
+                          "the trace is left in %s", path, tmp);
+            goto done;
+        }
         snprintf(s->err, sizeof s->err, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
         unlink(tmp);
         goto out;
     }
+    snprintf(s->saved_as, sizeof s->saved_as, "%s", path);
+    rc = 0;
+done:
     s->file_bytes = tf.file_bytes;
     s->payload_bytes = tf.payload_bytes;
-    rc = 0;
 out:
     if (s->tmp_path) *s->tmp_path = NULL;
     free(tmp);

@@ -11,14 +11,19 @@ void writer_write_trace(const model_t *m, tfile_t *f);
 
 typedef struct {
     int level, streams;                 /* zstd level, stream count (0: one, no threads) */
+    bool replace;                       /* -f: a file already at the path is replaced */
     char *volatile *tmp_path;           /* set to the temporary file while it exists */
     uint64_t file_bytes, payload_bytes; /* out */
-    char err[512];                      /* out: what failed */
+    char saved_as[4096];                /* out: where the trace is */
+    char err[4608];                     /* out: what failed */
 } save_opts_t;
 
 /* Save the model to `path`: written to a temporary file beside it, then
- * renamed over it, so the final name never holds a partial file. Returns 0
- * or -1 (s->err says why; the temporary file is removed). */
+ * renamed to it, so the final name never holds a partial file. Without
+ * s->replace, a file that took the name during the capture is kept and the
+ * trace goes beside it (NAME-1.tracy...). Returns 0 (saved at path), 1
+ * (saved at s->saved_as instead) or -1 (s->err says why; the temporary
+ * file is removed, unless s->err names it as holding the trace). */
 int writer_save(const model_t *m, const char *path, save_opts_t *s);
 
 #endif

@@ -1023,6 +1023,58 @@ START_TEST(output_checks_happen_before_connecting)
 }
 END_TEST
 
+/* A file that takes the output's name during the capture is not ours to
+ * replace without -f: it is kept, the trace goes beside it (NAME-1.tracy,
+ * then NAME-2.tracy), and the exit code is 4. With -f it is replaced. */
+static void capture_while_output_appears(const tmp_t *t, const char *force, int want_rc)
+{
+    client_t c = client_start("--scenario", "stall", "--seconds", "20", "--manifest", t->manifest, NULL);
+    char *argv[] = { (char *)prog.capture, "-o", (char *)t->out, "-p", c.port, "-s", "1", "--end-timeout", "1",
+                     (char *)force, NULL };
+    proc_t p = spawn(argv);
+    usleep(400000);
+    FILE *f = fopen(t->out, "w");
+    fputs("keep me", f);
+    fclose(f);
+    const int rc = wait_exit(p.pid, 30);
+    char *err = drain(p.err);
+    client_finish(&c);
+    ck_assert_msg(rc == want_rc, "rc %d: %s", rc, err);
+    if (want_rc == 4) ck_assert_msg(strstr(err, "appeared during the capture"), "%s", err);
+    free(err);
+}
+
+START_TEST(output_taken_during_the_capture_is_kept)
+{
+    tmp_t t = tmp_make();
+    char beside[192], second[192];
+    snprintf(beside, sizeof beside, "%.*s-1.tracy", (int)(strlen(t.out) - 6), t.out);
+    snprintf(second, sizeof second, "%.*s-2.tracy", (int)(strlen(t.out) - 6), t.out);
+    ck_assert_msg(strstr(t.out, ".tracy"), "%s", t.out);
+
+    capture_while_output_appears(&t, NULL, 4);
+    char *kept = read_file(t.out);
+    ck_assert_str_eq(kept, "keep me");
+    free(kept);
+    check_zones_as_sent(&t, beside);
+
+    unlink(t.out);
+    capture_while_output_appears(&t, NULL, 4);
+    kept = read_file(t.out);
+    ck_assert_str_eq(kept, "keep me");
+    free(kept);
+    check_zones_as_sent(&t, second);
+    unlink(beside);
+    unlink(second);
+
+    unlink(t.out);
+    capture_while_output_appears(&t, "-f", 0);
+    check_zones_as_sent(&t, t.out);
+    ck_assert(!file_exists(beside));
+    tmp_remove(&t);
+}
+END_TEST
+
 /* The reader of a FIFO spool: starts late, then copies everything. */
 typedef struct {
     const char *fifo, *copy;
@@ -1405,6 +1457,7 @@ static Suite *e2e_suite(void)
     tcase_add_test(tc, huge_time_limits_mean_none);
     tcase_add_test(tc, seconds_count_from_the_handshake);
     tcase_add_test(tc, output_checks_happen_before_connecting);
+    tcase_add_test(tc, output_taken_during_the_capture_is_kept);
     tcase_add_test(tc, stalled_client_is_left_at_the_time_limit);
     tcase_add_test(tc, slow_spool_pauses_the_client_and_loses_nothing);
     tcase_add_test(tc, failing_spool_is_reported_at_once_and_the_capture_goes_on);
