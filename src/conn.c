@@ -554,10 +554,13 @@ static void drain_decoder(capture_t *c)
     const int signums[3] = { SIGINT, SIGTERM, SIGHUP };
     for (int i = 0; i < 3; i++) sigaction(signums[i], &sa, NULL);
     netdec_end(c->dec);
+    const bool show = c->tty && !c->opts->quiet;
+    const uint64_t total = netdec_backlog(c->dec);
     netdec_item_t it;
     while (!drain_stop && netdec_pop_wait(c->dec, &it)) {
         if (it.kind == NETDEC_FRAME) {
             feed_decoded(c, &it);
+            if (show) progress_decoding(c, "what was received", netdec_backlog(c->dec), total);
         } else if (it.kind == NETDEC_ERROR && c->session.state == SESSION_STREAMING) {
             mark_broken(c);
             c->outcome = OUT_BROKEN;

@@ -162,10 +162,35 @@ void progress_update(capture_t *c)
     fmt_size(mem, sizeof mem, process_rss());
     fmt_time(span, sizeof span, s->model.last_time);
     fmt_count(backlog, sizeof backlog, queryq_waiting(&s->queries));
+    /* input received faster than it is decoded waits (in memory or the spool) */
+    const uint64_t undecoded = c->dec ? netdec_backlog(c->dec) : 0;
+    char waiting[48] = "";
+    if (undecoded >= (1u << 20)) {
+        char size[32];
+        snprintf(waiting, sizeof waiting, " | %s to decode", fmt_size(size, sizeof size, undecoded));
+    }
     const bool col = console.out_color;
-    printf("\r%s%s%7.2f Mbps%s / %5.1f%% = %7.2f Mbps | Rx: %s | Mem: %s | %s | %s query backlog",
+    printf("\r%s%s%7.2f Mbps%s / %5.1f%% = %7.2f Mbps | Rx: %s | Mem: %s | %s | %s query backlog%s",
            ERASE_LINE, col ? C_CYAN C_BOLD : "", c->rate_mbps, col ? C_RESET : "", ratio * 100.0,
-           ratio > 0 ? c->rate_mbps / ratio : 0.0, rx, mem, span, backlog);
+           ratio > 0 ? c->rate_mbps / ratio : 0.0, rx, mem, span, backlog, waiting);
+    fflush(stdout);
+    c->progress_shown = true;
+}
+
+void progress_decoding(capture_t *c, const char *what, uint64_t left, uint64_t total)
+{
+    const uint64_t now = uv_hrtime();
+    if (c->progress_shown && now - c->decoding_shown_t < 200000000ULL) return;
+    c->decoding_shown_t = now;
+    char done[32], all[32], mem[32], span[32];
+    fmt_size(done, sizeof done, total - (left < total ? left : total));
+    fmt_size(all, sizeof all, total);
+    fmt_size(mem, sizeof mem, process_rss());
+    fmt_time(span, sizeof span, c->session.model.last_time);
+    const bool col = console.out_color;
+    printf("\r%sDecoding %s: %s%5.1f%%%s (%s of %s) | Mem: %s | %s", ERASE_LINE, what,
+           col ? C_CYAN C_BOLD : "", total ? 100.0 * (double)(total - (left < total ? left : total)) / (double)total : 100.0,
+           col ? C_RESET : "", done, all, mem, span);
     fflush(stdout);
     c->progress_shown = true;
 }

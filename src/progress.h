@@ -19,6 +19,10 @@ void progress_connected(struct capture *c);
 void progress_handshake_wait(struct capture *c);
 void progress_stopping(struct capture *c);
 void progress_update(struct capture *c);
+/* Decoding `what` (the input a capture received, a recording) with
+ * `left` of its `total` bytes to go: a line redrawn at most five times a
+ * second. */
+void progress_decoding(struct capture *c, const char *what, uint64_t left, uint64_t total);
 /* End the progress line before other output. */
 void progress_clear(struct capture *c);
 

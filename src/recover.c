@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "netdec.h"
 #include "progress.h"
@@ -32,6 +33,8 @@ typedef struct {
     netdec_t *dec;
     wakeup_t wake;
     bool input_done, ended, read_error;
+    bool show;                  /* a progress line (on a terminal) */
+    uint64_t size;              /* of the recording, for the progress line */
 } recovery_t;
 
 /* Called on the decoder thread when items are ready or input was used. */
@@ -107,6 +110,10 @@ static void stream_frames(recovery_t *r)
     for (;;) {
         take_items(r);
         if (r->ended) return;
+        if (r->show) {
+            const uint64_t decoded = r->c->rx_bytes - netdec_backlog(r->dec);
+            progress_decoding(r->c, "the recording", r->size > decoded ? r->size - decoded : 0, r->size);
+        }
         if (!r->input_done && netdec_backlog(r->dec) < BACKLOG_HIGH) {
             const size_t n = read_chunk(r);
             if (n) {
@@ -129,6 +136,9 @@ int recover_run(capture_t *c, const char *path)
         diag_error("cannot read recording %s: %s", path, strerror(errno));
         return -1;
     }
+    struct stat st;
+    r.size = fstat(fileno(r.f), &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    r.show = c->tty && !c->opts->quiet && r.size > 0;
     pthread_mutex_init(&r.wake.lock, NULL);
     pthread_cond_init(&r.wake.cond, NULL);
     session_init(&c->session, NULL, NULL);

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -552,6 +553,64 @@ START_TEST(recovered_recording_equals_the_live_capture)
     free(sum);
     free(live);
     free(recovered);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* Run argv on a pseudo-terminal (NO_COLOR=1 if no_color) and give all it
+ * printed there; *rc is its exit code. */
+static char *run_on_terminal(char *const argv[], bool no_color, int *rc)
+{
+    int master;
+    const pid_t pid = forkpty(&master, NULL, NULL, NULL);
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        if (no_color) setenv("NO_COLOR", "1", 1);
+        else unsetenv("NO_COLOR");
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    char *out = drain(master);      /* until the terminal closes (EIO) */
+    *rc = wait_exit(pid, 60);
+    return out;
+}
+
+/* The console: a progress line and colours on a terminal only, no colours
+ * with NO_COLOR, and nothing but plain lines on a pipe. */
+START_TEST(progress_and_colour_only_on_a_terminal)
+{
+    tmp_t t = tmp_make();
+    char rec[160];
+    snprintf(rec, sizeof rec, "%s/client.bin", t.dir);
+    client_t c = client_start("--scenario", "normal", "--record", rec, NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", NULL);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_int_eq(client_finish(&c), 0);
+    free(r.err);
+
+    char *argv[] = { (char *)prog.capture, "-f", "-o", t.out, "--recover", rec, NULL };
+    int rc;
+    char *tty = run_on_terminal(argv, false, &rc);
+    ck_assert_msg(rc == 0, "rc %d: %s", rc, tty);
+    ck_assert_msg(strstr(tty, "Decoding the recording"), "%s", tty);
+    ck_assert_msg(strstr(tty, "\033[32m"), "no colour: %s", tty);
+    ck_assert_msg(strstr(tty, "Saving trace"), "%s", tty);
+    free(tty);
+
+    char *plain = run_on_terminal(argv, true, &rc);
+    ck_assert_msg(rc == 0, "rc %d: %s", rc, plain);
+    ck_assert_msg(strstr(plain, "Decoding the recording"), "%s", plain);
+    ck_assert_msg(!strstr(plain, "\033[3") && !strstr(plain, "\033[1m"), "colour despite NO_COLOR: %s", plain);
+    free(plain);
+
+    proc_t p = spawn_opts(argv, 0, true);
+    rc = wait_exit(p.pid, 60);
+    char *piped = drain(p.err);
+    ck_assert_msg(rc == 0, "rc %d: %s", rc, piped);
+    ck_assert_msg(strstr(piped, "Saving trace"), "%s", piped);
+    ck_assert_msg(!strstr(piped, "Decoding") && !strchr(piped, '\033') && !strchr(piped, '\r'),
+                  "terminal output on a pipe: %s", piped);
+    free(piped);
     tmp_remove(&t);
 }
 END_TEST
@@ -1458,6 +1517,7 @@ static Suite *e2e_suite(void)
     tcase_add_test(tc, seconds_count_from_the_handshake);
     tcase_add_test(tc, output_checks_happen_before_connecting);
     tcase_add_test(tc, output_taken_during_the_capture_is_kept);
+    tcase_add_test(tc, progress_and_colour_only_on_a_terminal);
     tcase_add_test(tc, stalled_client_is_left_at_the_time_limit);
     tcase_add_test(tc, slow_spool_pauses_the_client_and_loses_nothing);
     tcase_add_test(tc, failing_spool_is_reported_at_once_and_the_capture_goes_on);
