@@ -1091,7 +1091,11 @@ static void capture_while_output_appears(const tmp_t *t, const char *force, int 
     char *argv[] = { (char *)prog.capture, "-o", (char *)t->out, "-p", c.port, "-s", "1", "--end-timeout", "1",
                      (char *)force, NULL };
     proc_t p = spawn(argv);
-    usleep(400000);
+    /* the spool appears once the output was checked (and found free) */
+    char spool[160];
+    snprintf(spool, sizeof spool, "%s.spool", t->out);
+    for (int i = 0; i < 1000 && !file_exists(spool); i++) usleep(10000);
+    ck_assert_msg(file_exists(spool), "no spool %s", spool);
     FILE *f = fopen(t->out, "w");
     fputs("keep me", f);
     fclose(f);
