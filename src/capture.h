@@ -75,7 +75,6 @@ typedef struct capture {
     bool tty;
     uint64_t rate_t, rate_bytes;
     double rate_mbps;
-    bool progress_shown;
     uint64_t decoding_shown_t;    /* when the decoding line was last drawn */
 
     outcome_t outcome;

@@ -560,7 +560,7 @@ static void drain_decoder(capture_t *c)
     while (!drain_stop && netdec_pop_wait(c->dec, &it)) {
         if (it.kind == NETDEC_FRAME) {
             feed_decoded(c, &it);
-            if (show) progress_decoding(c, "what was received", netdec_backlog(c->dec), total);
+            if (show && total >= (1u << 20)) progress_decoding(c, "what was received", netdec_backlog(c->dec), total);
         } else if (it.kind == NETDEC_ERROR && c->session.state == SESSION_STREAMING) {
             mark_broken(c);
             c->outcome = OUT_BROKEN;

@@ -31,7 +31,8 @@ static char *volatile save_tmp_path;
 static int check_output(const options_t *o)
 {
     struct stat st;
-    if (stat(o->output, &st) == 0 && !o->force) {
+    /* lstat: a dangling symbolic link is a name taken too */
+    if (lstat(o->output, &st) == 0 && !o->force) {
         diag_error("output file %s already exists; use -f to overwrite it", o->output);
         return EXIT_OUTPUT_EXISTS;
     }
@@ -253,17 +254,17 @@ static int save_trace(capture_t *c, int rc)
         diag_error("saving %s: %s", c->opts->output, so.err);
         return EXIT_SAVE_FAILED;
     }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (!c->opts->quiet)
+        summary_saved(c, so.file_bytes, so.payload_bytes,
+                      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
     if (placed == 1) {
+        /* exit 4, unless the capture already has a status of its own */
         diag_error("output file %s appeared during the capture and is kept (-f replaces it); "
                    "the trace is saved as %s", c->opts->output, so.saved_as);
         if (rc == EXIT_OK) rc = EXIT_OUTPUT_EXISTS;
     }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (!c->opts->quiet) {
-        summary_saved(c, so.file_bytes, so.payload_bytes,
-                      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-        summary_features(c);
-    }
+    if (!c->opts->quiet) summary_features(c);
     return rc;
 }
 

@@ -10,8 +10,10 @@
 #include "capture.h"
 #include "netdec.h"
 
+/* The terminal's state: one per process, like the terminal itself. */
 static struct {
     bool out_color, err_color;
+    bool line_shown;            /* a progress line waits to be erased */
 } console;
 
 #define C_RESET "\033[0m"
@@ -30,8 +32,17 @@ void console_init(void)
     console.err_color = color_ok && isatty(STDERR_FILENO);
 }
 
+static void erase_progress_line(void)
+{
+    if (console.line_shown) {
+        printf("\r" ERASE_LINE);
+        console.line_shown = false;
+    }
+}
+
 static void diag(const char *color, const char *label, const char *fmt, va_list ap)
 {
+    erase_progress_line();
     fflush(stdout);
     if (console.err_color) fprintf(stderr, "%s%stracy-capture: %s:%s ", C_BOLD, color, label, C_RESET);
     else fprintf(stderr, "tracy-capture: %s: ", label);
@@ -139,11 +150,9 @@ void progress_stopping(capture_t *c)
 
 void progress_clear(capture_t *c)
 {
-    if (c->progress_shown) {
-        printf("\r" ERASE_LINE);
-        fflush(stdout);
-        c->progress_shown = false;
-    }
+    (void)c;
+    erase_progress_line();
+    fflush(stdout);
 }
 
 void progress_update(capture_t *c)
@@ -174,13 +183,13 @@ void progress_update(capture_t *c)
            ERASE_LINE, col ? C_CYAN C_BOLD : "", c->rate_mbps, col ? C_RESET : "", ratio * 100.0,
            ratio > 0 ? c->rate_mbps / ratio : 0.0, rx, mem, span, backlog, waiting);
     fflush(stdout);
-    c->progress_shown = true;
+    console.line_shown = true;
 }
 
 void progress_decoding(capture_t *c, const char *what, uint64_t left, uint64_t total)
 {
     const uint64_t now = uv_hrtime();
-    if (c->progress_shown && now - c->decoding_shown_t < 200000000ULL) return;
+    if (console.line_shown && now - c->decoding_shown_t < 200000000ULL) return;
     c->decoding_shown_t = now;
     char done[32], all[32], mem[32], span[32];
     fmt_size(done, sizeof done, total - (left < total ? left : total));
@@ -192,7 +201,7 @@ void progress_decoding(capture_t *c, const char *what, uint64_t left, uint64_t t
            col ? C_CYAN C_BOLD : "", total ? 100.0 * (double)(total - (left < total ? left : total)) / (double)total : 100.0,
            col ? C_RESET : "", done, all, mem, span);
     fflush(stdout);
-    c->progress_shown = true;
+    console.line_shown = true;
 }
 
 /* ---- summary ------------------------------------------------------------------------ */

@@ -2,6 +2,8 @@
  * by one function each, in file order; trace_write() lists them. */
 #include "writer.h"
 
+#include "config.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -782,38 +784,59 @@ static int name_finished(int fd, char *tmp, size_t len)
     return -1;
 }
 
+/* An error that says "this file system (or sandbox) cannot do that",
+ * as opposed to one about the names involved. */
+static bool unsupported(int e)
+{
+    return e == EINVAL || e == ENOSYS || e == EPERM || e == EOPNOTSUPP || e == ENOTSUP;
+}
+
 /* Give the finished file tmp the name path unless something took that
- * name meanwhile (EEXIST). The kernel does it in one step where the file
- * system can; elsewhere a hard link, which fails on an existing name too;
- * a file system with neither gets a look, then a rename. */
+ * name meanwhile (-1 with EEXIST). The kernel does it in one step where it
+ * can (renameat2 RENAME_NOREPLACE); elsewhere a hard link, which fails on
+ * an existing name too; where neither is supported, a look and a rename. */
 static int place_without_replacing(const char *tmp, const char *path)
 {
+#ifdef HAVE_RENAMEAT2
     if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0) return 0;
-    if (errno != EINVAL && errno != ENOSYS) return -1;
-    if (link(tmp, path) == 0) return unlink(tmp) == 0 || errno == ENOENT ? 0 : -1;
-    if (errno == EEXIST) return -1;
+    if (!unsupported(errno)) return -1;
+#endif
+    if (link(tmp, path) == 0) {
+        unlink(tmp);            /* the trace is in place either way */
+        return 0;
+    }
+    if (!unsupported(errno)) return -1;
     struct stat st;
     if (lstat(path, &st) == 0) {
         errno = EEXIST;
         return -1;
     }
+    if (errno != ENOENT) return -1;
     return rename(tmp, path);
 }
 
 /* The output's name was taken during the capture, and it is not ours to
  * replace: the finished trace goes to the first free name NAME-1.tracy,
- * NAME-2.tracy... beside it (NAME.tracy-1... if the output does not end
- * in .tracy), said in s->saved_as. */
+ * NAME-2.tracy... beside it (PATH-1, PATH-2... if the output does not end
+ * in .tracy), said in s->saved_as. On failure, s->err says why and that
+ * the trace is left in tmp. */
 static int place_beside(const char *tmp, const char *path, save_opts_t *s)
 {
     const size_t len = strlen(path), ext = strlen(".tracy");
     const bool dotted = len > ext && strcmp(path + len - ext, ".tracy") == 0 && path[len - ext - 1] != '/';
     const int stem = (int)(dotted ? len - ext : len);
-    for (int n = 1; n < 1000; n++) {
+    int err = EEXIST;
+    for (int n = 1; n < 1000 && err == EEXIST; n++) {
         snprintf(s->saved_as, sizeof s->saved_as, "%.*s-%d%s", stem, path, n, dotted ? ".tracy" : "");
         if (place_without_replacing(tmp, s->saved_as) == 0) return 0;
-        if (errno != EEXIST) break;
+        err = errno;
     }
+    if (err == EEXIST)
+        snprintf(s->err, sizeof s->err, "%s appeared during the capture, and the names up to %s are taken too: "
+                 "the trace is left in %s", path, s->saved_as, tmp);
+    else
+        snprintf(s->err, sizeof s->err, "%s appeared during the capture, and saving the trace as %s failed (%s): "
+                 "it is left in %s", path, s->saved_as, strerror(err), tmp);
     s->saved_as[0] = 0;
     return -1;
 }
@@ -871,14 +894,12 @@ int writer_save(const model_t *m, const char *path, save_opts_t *s)
     }
     if (s->replace ? rename(tmp, path) : place_without_replacing(tmp, path)) {
         if (!s->replace && errno == EEXIST) {
-            rc = place_beside(tmp, path, s);
-            if (rc == 0) rc = 1;
-            else snprintf(s->err, sizeof s->err, "%s appeared during the capture, and no free name beside it was found: "
-                          "the trace is left in %s", path, tmp);
+            rc = place_beside(tmp, path, s) == 0 ? 1 : -1;
             goto done;
         }
-        snprintf(s->err, sizeof s->err, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-        unlink(tmp);
+        /* the finished trace stays where it is, named in the message */
+        snprintf(s->err, sizeof s->err, "cannot rename %s to %s: %s; the trace is left in %s", tmp, path,
+                 strerror(errno), tmp);
         goto out;
     }
     snprintf(s->saved_as, sizeof s->saved_as, "%s", path);

@@ -22,8 +22,9 @@ typedef struct {
  * renamed to it, so the final name never holds a partial file. Without
  * s->replace, a file that took the name during the capture is kept and the
  * trace goes beside it (NAME-1.tracy...). Returns 0 (saved at path), 1
- * (saved at s->saved_as instead) or -1 (s->err says why; the temporary
- * file is removed, unless s->err names it as holding the trace). */
+ * (saved at s->saved_as instead) or -1 (s->err says why; a partial
+ * temporary file is removed, a finished one that could not be given its
+ * name is kept and named in s->err). */
 int writer_save(const model_t *m, const char *path, save_opts_t *s);
 
 #endif

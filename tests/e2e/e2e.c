@@ -558,7 +558,8 @@ START_TEST(recovered_recording_equals_the_live_capture)
 END_TEST
 
 /* Run argv on a pseudo-terminal (NO_COLOR=1 if no_color) and give all it
- * printed there; *rc is its exit code. */
+ * printed there, read until the terminal closes (EIO) or 60 s pass; *rc is
+ * its exit code. */
 static char *run_on_terminal(char *const argv[], bool no_color, int *rc)
 {
     int master;
@@ -570,9 +571,22 @@ static char *run_on_terminal(char *const argv[], bool no_color, int *rc)
         execv(argv[0], argv);
         _exit(127);
     }
-    char *out = drain(master);      /* until the terminal closes (EIO) */
+    size_t n = 0, cap = 4096;
+    char *buf = malloc(cap);
+    const double end = now_s() + 60;
+    while (now_s() < end) {
+        struct pollfd pf = { .fd = master, .events = POLLIN };
+        if (poll(&pf, 1, 200) == 0) continue;
+        if (n + 1024 > cap) buf = realloc(buf, cap *= 2);
+        const ssize_t k = read(master, buf + n, cap - n - 1);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        n += (size_t)k;
+    }
+    buf[n] = '\0';
     *rc = wait_exit(pid, 60);
-    return out;
+    close(master);
+    return buf;
 }
 
 /* The console: a progress line and colours on a terminal only, no colours
@@ -593,6 +607,7 @@ START_TEST(progress_and_colour_only_on_a_terminal)
     char *tty = run_on_terminal(argv, false, &rc);
     ck_assert_msg(rc == 0, "rc %d: %s", rc, tty);
     ck_assert_msg(strstr(tty, "Decoding the recording"), "%s", tty);
+    ck_assert_msg(strstr(tty, "\r\033[2KFrames:"), "the progress line is not erased before the summary: %s", tty);
     ck_assert_msg(strstr(tty, "\033[32m"), "no colour: %s", tty);
     ck_assert_msg(strstr(tty, "Saving trace"), "%s", tty);
     free(tty);
@@ -1072,6 +1087,13 @@ START_TEST(output_checks_happen_before_connecting)
     ck_assert_str_eq(kept, "keep me");
     free(kept);
     free(r.err);
+    /* a symbolic link to nowhere is a name taken too */
+    char link_path[160];
+    snprintf(link_path, sizeof link_path, "%s/dangling.tracy", t.dir);
+    ck_assert_int_eq(symlink("/nonexistent-dir/x.tracy", link_path), 0);
+    r = capture_run(0, "-o", link_path, "-p", "1", NULL);
+    ck_assert_msg(r.rc == 4, "rc %d: %s", r.rc, r.err);
+    free(r.err);
     r = capture_run(0, "-o", "/nonexistent-dir/x.tracy", NULL);
     ck_assert_int_eq(r.rc, 5);
     free(r.err);
@@ -1085,7 +1107,7 @@ END_TEST
 /* A file that takes the output's name during the capture is not ours to
  * replace without -f: it is kept, the trace goes beside it (NAME-1.tracy,
  * then NAME-2.tracy), and the exit code is 4. With -f it is replaced. */
-static void capture_while_output_appears(const tmp_t *t, const char *force, int want_rc)
+static void capture_while_output_appears(const tmp_t *t, const char *force, int want_rc, const char *saved_as)
 {
     client_t c = client_start("--scenario", "stall", "--seconds", "20", "--manifest", t->manifest, NULL);
     char *argv[] = { (char *)prog.capture, "-o", (char *)t->out, "-p", c.port, "-s", "1", "--end-timeout", "1",
@@ -1103,8 +1125,14 @@ static void capture_while_output_appears(const tmp_t *t, const char *force, int 
     char *err = drain(p.err);
     client_finish(&c);
     ck_assert_msg(rc == want_rc, "rc %d: %s", rc, err);
-    if (want_rc == 4) ck_assert_msg(strstr(err, "appeared during the capture"), "%s", err);
+    if (want_rc == 4) {
+        ck_assert_msg(strstr(err, "appeared during the capture"), "%s", err);
+        ck_assert_msg(strstr(err, saved_as), "the message does not name %s: %s", saved_as, err);
+    }
     free(err);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "ls %s/*.tmp.* >/dev/null 2>&1", t->dir);
+    ck_assert_msg(system(cmd) != 0, "a temporary file is left in %s", t->dir);
 }
 
 START_TEST(output_taken_during_the_capture_is_kept)
@@ -1115,14 +1143,14 @@ START_TEST(output_taken_during_the_capture_is_kept)
     snprintf(second, sizeof second, "%.*s-2.tracy", (int)(strlen(t.out) - 6), t.out);
     ck_assert_msg(strstr(t.out, ".tracy"), "%s", t.out);
 
-    capture_while_output_appears(&t, NULL, 4);
+    capture_while_output_appears(&t, NULL, 4, beside);
     char *kept = read_file(t.out);
     ck_assert_str_eq(kept, "keep me");
     free(kept);
     check_zones_as_sent(&t, beside);
 
     unlink(t.out);
-    capture_while_output_appears(&t, NULL, 4);
+    capture_while_output_appears(&t, NULL, 4, second);
     kept = read_file(t.out);
     ck_assert_str_eq(kept, "keep me");
     free(kept);
@@ -1131,7 +1159,7 @@ START_TEST(output_taken_during_the_capture_is_kept)
     unlink(second);
 
     unlink(t.out);
-    capture_while_output_appears(&t, "-f", 0);
+    capture_while_output_appears(&t, "-f", 0, t.out);
     check_zones_as_sent(&t, t.out);
     ck_assert(!file_exists(beside));
     tmp_remove(&t);
