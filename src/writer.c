@@ -845,7 +845,8 @@ int writer_save(const model_t *m, const char *path, save_opts_t *s)
 {
     size_t len = strlen(path);
     char *tmp = xmalloc(len + 16);
-    snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
+    memcpy(tmp, path, len);
+    memcpy(tmp + len, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
     bool named;
     int fd = open_unfinished(path, tmp, &named);
     if (fd < 0) {
