@@ -28,6 +28,7 @@ typedef enum {
     OUT_DROPPED,          /* connection closed during the handshake */
     OUT_CONNECT_TIMEOUT,  /* nobody answered within --connect-timeout */
     OUT_RESOLVE_FAILED,   /* the address does not resolve */
+    OUT_NOT_TRACY,        /* the peer's first byte is no handshake status */
 } outcome_t;
 
 typedef struct capture {
@@ -44,7 +45,10 @@ typedef struct capture {
     uv_signal_t signals[3];
     bool tcp_open, connected, finishing, handshake_notice, spool_warned;
     bool read_failed;             /* the connection failed (not a clean EOF) */
+    bool resolving;               /* a name lookup is under way (on libuv's threads) */
     unsigned connect_attempts;
+    unsigned silent_drops;        /* connections accepted, then closed with no byte */
+    bool handshake_unanswered;    /* --connect-timeout came while connected */
     char connect_error[128];
     bytes_t out;                  /* query bytes waiting to be written */
     spool_t spool;                /* every byte received, in a file (fd -1: none) */

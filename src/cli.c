@@ -63,10 +63,12 @@ static void print_help(FILE *out)
         "\n"
         "Ctrl-C (or SIGTERM, SIGHUP, or the end of -s) ends the capture in an orderly\n"
         "way and saves it; a second signal stops waiting and saves at once.\n"
-        "Exit status: 0 saved, 1 usage error or protocol mismatch, 2 client not\n"
-        "available, 3 client dropped the handshake, 4 output exists, 5 output not\n"
-        "writable, 6 connect timeout, 7 saving failed, 8 stream broken (data before\n"
-        "it saved), 130 aborted by a second signal. See tracy-capture(1).\n");
+        "Exit status: 0 saved, 1 usage error, unresolvable address, unreadable\n"
+        "recording, no Tracy client or protocol mismatch, 2 client not available,\n"
+        "3 client dropped the handshake, 4 output exists, 5 output not writable,\n"
+        "6 connect timeout, 7 saving failed, 8 stream broken (data before it\n"
+        "saved), 130 aborted by a second signal, or by a signal before any data.\n"
+        "See tracy-capture(1).\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -94,13 +96,41 @@ static int parse_seconds(const char *arg, const char *opt, double *out)
     return 0;
 }
 
-static int parse_port(const char *arg)
+/* A port number 1..65535, digits only, into its normal form in buf. */
+static int parse_port(const char *arg, char *buf, size_t len)
 {
+    if (arg[0] < '0' || arg[0] > '9') return -1;
     char *end;
     errno = 0;
     long v = strtol(arg, &end, 10);
-    if (errno || end == arg || *end || v < 1 || v > 65535) return -1;
+    if (errno || *end || v < 1 || v > 65535) return -1;
+    snprintf(buf, len, "%ld", v);
     return 0;
+}
+
+/* The option getopt found at fault: a long one as written, a short one
+ * by its letter (it may sit in a group such as -fz). */
+static const char *faulty_option(char **argv, char *buf, size_t len)
+{
+    const char *arg = argv[optind - 1];
+    if (optopt && !(arg[0] == '-' && arg[1] == '-')) snprintf(buf, len, "-%c", optopt);
+    else snprintf(buf, len, "%s", arg);
+    return buf;
+}
+
+/* Options that cannot go together, and values that cannot be empty. */
+static int check_combination(const options_t *o)
+{
+    if (!o->output) return usage_error("%s", "no output file: use -o FILE");
+    if (!o->output[0]) return usage_error("%s", "-o needs a file name, not ''");
+    if (!o->address[0]) return usage_error("%s", "-a needs an address or host name, not ''");
+    if (o->spool && !o->spool[0]) return usage_error("%s", "--spool needs a path, not ''");
+    if (o->recover && !o->recover[0]) return usage_error("%s", "--recover needs a recording, not ''");
+    if (o->no_spool && o->spool) return usage_error("%s", "--spool and --no-spool contradict each other");
+    if (o->no_spool && o->keep_spool) return usage_error("%s", "--keep-spool and --no-spool contradict each other");
+    if (o->recover && (o->spool || o->keep_spool))
+        return usage_error("%s", "--recover reads a recording and spools nothing: --spool and --keep-spool do not apply");
+    return -1;
 }
 
 int cli_parse(options_t *o, int argc, char **argv)
@@ -114,8 +144,9 @@ int cli_parse(options_t *o, int argc, char **argv)
         case 'o': o->output = optarg; break;
         case 'a': o->address = optarg; break;
         case 'p':
-            if (parse_port(optarg)) return usage_error("invalid port '%s' (1 to 65535)", optarg);
-            o->port = optarg;
+            if (parse_port(optarg, o->port_buf, sizeof o->port_buf))
+                return usage_error("invalid port '%s' (1 to 65535)", optarg);
+            o->port = o->port_buf;
             break;
         case 'f': o->force = true; break;
         case 's':
@@ -131,6 +162,8 @@ int cli_parse(options_t *o, int argc, char **argv)
         }
         case OPT_CONNECT_TIMEOUT:
             if (parse_seconds(optarg, "--connect-timeout", &o->connect_timeout)) return EXIT_USAGE;
+            if (o->connect_timeout <= 0)
+                return usage_error("--connect-timeout needs a time above 0, not '%s'", optarg);
             break;
         case OPT_END_TIMEOUT:
             if (parse_seconds(optarg, "--end-timeout", &o->end_timeout)) return EXIT_USAGE;
@@ -144,11 +177,16 @@ int cli_parse(options_t *o, int argc, char **argv)
         case 'V':
             printf("tracy-capture %s (Tracy protocol 82, file format 0.14.0; %s)\n", TC_VERSION, disasm_engine());
             return EXIT_OK;
-        case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        case ':': {
+            char name[64];
+            return usage_error("option '%s' needs an argument", faulty_option(argv, name, sizeof name));
+        }
+        default: {
+            char name[64];
+            return usage_error("unknown option '%s'", faulty_option(argv, name, sizeof name));
+        }
         }
     }
     if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
-    if (!o->output) return usage_error("%s", "no output file: use -o FILE");
-    return -1;
+    return check_combination(o);
 }

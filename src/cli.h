@@ -23,6 +23,7 @@ typedef struct {
     const char *output;
     const char *address;
     const char *port;            /* kept as text for getaddrinfo */
+    char port_buf[8];            /* -p's number in its normal form */
     bool force;
     double seconds;              /* stop after this long; < 0 = no limit */
     int memlimit_percent;        /* 0 = no limit */

@@ -48,6 +48,7 @@ static void try_connect(capture_t *c);
 static void on_retry(uv_timer_t *t);
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
 static void start_resolve(capture_t *c);
+static void close_for_retry(capture_t *c);
 
 uint64_t process_rss(void)
 {
@@ -115,6 +116,9 @@ static void close_handle(uv_handle_t *h)
 
 static void close_all(capture_t *c)
 {
+    /* A lookup already running on libuv's thread cannot be cancelled, and
+     * the loop would wait for it (a slow resolver, seconds): leave it. */
+    if (c->resolving && uv_cancel((uv_req_t *)&c->resolver) != 0) uv_stop(c->loop);
     close_handle((uv_handle_t *)&c->retry_timer);
     close_handle((uv_handle_t *)&c->connect_timer);
     close_handle((uv_handle_t *)&c->stop_timer);
@@ -203,7 +207,8 @@ outcome_t capture_outcome(const capture_t *c, bool input_ended)
     case SESSION_REJECTED:
         return s->status == HS_PROTOCOL_MISMATCH ? OUT_MISMATCH
                : s->status == HS_NOT_AVAILABLE   ? OUT_NOT_AVAILABLE
-                                                 : OUT_DROPPED;
+               : s->status == HS_DROPPED         ? OUT_DROPPED
+                                                 : OUT_NOT_TRACY;
     case SESSION_COMPLETE: return c->stop_requested ? OUT_STOPPED : OUT_COMPLETE;
     case SESSION_BROKEN: return OUT_BROKEN;
     case SESSION_HANDSHAKE: return input_ended ? OUT_DROPPED : OUT_NONE;
@@ -222,9 +227,31 @@ static void settle(capture_t *c)
     if (o != OUT_NONE) finish(c, o);
 }
 
+#define SILENT_DROP_RETRY_MS 100
+
+/* A connection accepted and closed before a single byte came: what an adb
+ * forward does while no program listens on the device. With
+ * --connect-timeout the user asked to wait for the program: try again. */
+static bool retry_silent_drop(capture_t *c)
+{
+    if (c->opts->connect_timeout < 0 || c->stop_requested || c->session.state != SESSION_HANDSHAKE ||
+        c->rx_bytes != 0)
+        return false;
+    if (c->silent_drops++ == 0 && !c->opts->quiet) {
+        progress_clear(c);
+        diag_note("the connection to %s was accepted and closed without an answer (an adb forward with no "
+                  "program behind it yet?); trying again until --connect-timeout", c->opts->address);
+    }
+    c->connected = false;
+    c->read_failed = false;
+    close_for_retry(c);
+    return true;
+}
+
 /* The input ended (EOF or a read error) and every frame before it is in. */
 static void on_input_end(capture_t *c)
 {
+    if (!c->dec && retry_silent_drop(c)) return;
     finish(c, capture_outcome(c, true));
 }
 
@@ -349,7 +376,7 @@ static void on_closed_for_retry(uv_handle_t *h)
         return;
     }
     c->addr_next = c->addrs;
-    uv_timer_start(&c->retry_timer, on_retry, RETRY_MS, 0);
+    uv_timer_start(&c->retry_timer, on_retry, c->silent_drops ? SILENT_DROP_RETRY_MS : RETRY_MS, 0);
 }
 
 static void close_for_retry(capture_t *c)
@@ -404,6 +431,7 @@ static void try_connect(capture_t *c)
 static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
 {
     capture_t *c = req->data;
+    c->resolving = false;
     if (c->finishing) {
         if (res) uv_freeaddrinfo(res);
         return;
@@ -427,6 +455,7 @@ static void start_resolve(capture_t *c)
     c->resolver.data = c;
     struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
     int rc = uv_getaddrinfo(c->loop, &c->resolver, on_resolved, c->opts->address, c->opts->port, &hints);
+    c->resolving = rc == 0;
     if (rc < 0) {
         snprintf(c->connect_error, sizeof c->connect_error, "%s", uv_strerror(rc));
         finish(c, OUT_RESOLVE_FAILED);
@@ -486,7 +515,9 @@ static void on_stop_timer(uv_timer_t *t)
 static void on_connect_timeout(uv_timer_t *t)
 {
     capture_t *c = t->data;
-    if (c->session.state == SESSION_HANDSHAKE) finish(c, OUT_CONNECT_TIMEOUT);
+    if (c->session.state != SESSION_HANDSHAKE) return;
+    c->handshake_unanswered = c->connected;
+    finish(c, OUT_CONNECT_TIMEOUT);
 }
 
 /* Every 100 ms: memory limit, the bounded end wait, progress. */
@@ -512,8 +543,12 @@ static void on_tick(uv_timer_t *t)
         finish(c, OUT_GAVE_UP);
         return;
     }
+    /* the note comes in time to be read before --connect-timeout ends it */
+    uint64_t notice_ns = HANDSHAKE_NOTICE_NS;
+    if (c->opts->connect_timeout >= 0 && c->opts->connect_timeout * 0.5e9 < (double)notice_ns)
+        notice_ns = (uint64_t)(c->opts->connect_timeout * 0.5e9);
     if (c->connected && c->session.state == SESSION_HANDSHAKE && !c->handshake_notice &&
-        now - c->t_connected > HANDSHAKE_NOTICE_NS) {
+        now - c->t_connected > notice_ns) {
         c->handshake_notice = true;
         if (!c->opts->quiet) progress_handshake_wait(c);
     }
@@ -619,7 +654,7 @@ void conn_run(capture_t *c)
     model_drop_chunk_pool(&c->session.model);
     if (c->addrs) uv_freeaddrinfo(c->addrs);
     c->addrs = NULL;
-    uv_loop_close(c->loop);
+    if (!c->resolving) uv_loop_close(c->loop);    /* else the process ends first */
     free(c->rxbuf);
     c->rxbuf = NULL;
     bytes_free(&c->out);

@@ -26,6 +26,44 @@
 static capture_t the_capture;
 static char *volatile save_tmp_path;
 
+/* An existing output that is not a file (a device such as /dev/null, a
+ * FIFO): with -f the trace is written into it, not renamed over it. */
+static bool output_in_place(const options_t *o)
+{
+    struct stat st;
+    return o->force && stat(o->output, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+/* Whether two paths name the same file, existing or to be created. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char *ca = xstrdup(a), *cb = xstrdup(b), *da = xstrdup(a), *db = xstrdup(b);
+    const bool same = strcmp(basename(ca), basename(cb)) == 0 && stat(dirname(da), &sa) == 0 &&
+                      stat(dirname(db), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    free(ca);
+    free(cb);
+    free(da);
+    free(db);
+    return same;
+}
+
+/* Files the options name twice: the trace would be renamed over its own
+ * spool or recording. */
+static int check_distinct(const options_t *o)
+{
+    if (o->recover && same_file(o->recover, o->output)) {
+        diag_error("the output %s is the recording --recover reads", o->output);
+        return EXIT_USAGE;
+    }
+    if (o->spool && !o->recover && same_file(o->spool, o->output)) {
+        diag_error("--spool %s is the output file", o->spool);
+        return EXIT_USAGE;
+    }
+    return EXIT_OK;
+}
+
 /* Refuse an existing output without -f, and prove we can create files
  * beside it (the trace is written to a temporary file, then renamed). */
 static int check_output(const options_t *o)
@@ -39,6 +77,14 @@ static int check_output(const options_t *o)
     if (stat(o->output, &st) == 0 && S_ISDIR(st.st_mode)) {
         diag_error("output %s is a directory", o->output);
         return EXIT_OUTPUT_UNWRITABLE;
+    }
+    if (output_in_place(o)) {
+        /* a device or FIFO (-f): written in place at the end, as upstream does */
+        if (access(o->output, W_OK) != 0) {
+            diag_error("cannot write output file %s: %s", o->output, strerror(errno));
+            return EXIT_OUTPUT_UNWRITABLE;
+        }
+        return EXIT_OK;
     }
     size_t len = strlen(o->output);
     char *probe = xmalloc(len + 16);
@@ -62,7 +108,8 @@ static int check_output(const options_t *o)
 static int open_spool(capture_t *c, const options_t *o, char **path)
 {
     c->spool.fd = -1;
-    if (o->no_spool || o->recover) return EXIT_OK;
+    /* no default spool beside a device or FIFO (/dev/null.spool...) */
+    if (o->no_spool || o->recover || (!o->spool && output_in_place(o))) return EXIT_OK;
     if (o->spool) *path = xstrdup(o->spool);
     else {
         size_t len = strlen(o->output) + sizeof ".spool";
@@ -138,6 +185,10 @@ static int report_recording_end(const capture_t *c)
     case OUT_DROPPED:
         diag_error("the recording %s holds no protocol-82 session: it ends during the handshake", path);
         return EXIT_DROPPED;
+    case OUT_NOT_TRACY:
+        diag_error("%s is not a recorded Tracy client stream: its first byte, %#04x, is no handshake status",
+                   path, c->session.status);
+        return EXIT_USAGE;
     default:
         return -1;
     }
@@ -148,10 +199,8 @@ static int report_outcome(capture_t *c)
 {
     const options_t *o = c->opts;
     progress_clear(c);
-    if (!c->session.welcomed && !o->quiet) {
-        putchar('\n');     /* end the "Connecting to ..." line */
-        fflush(stdout);
-    }
+    char where[300];
+    fmt_endpoint(where, sizeof where, o->address, o->port);
     if (c->partial_frame)
         diag_warn("the input ended inside a frame: its last %zu bytes, an incomplete frame, are not in the trace",
                   c->partial_frame);
@@ -188,23 +237,37 @@ static int report_outcome(capture_t *c)
         diag_error("%s before the client sent any data; nothing to save", c->stop_reason);
         return EXIT_ABORTED;
     case OUT_MISMATCH:
-        diag_error("the client at %s:%s speaks another Tracy protocol version (this tool speaks "
+        diag_error("the client at %s speaks another Tracy protocol version (this tool speaks "
                    "protocol 82, Tracy 0.14); capture it with the tracy-capture of the client's Tracy "
-                   "version, or rebuild the client with Tracy 0.14", o->address, o->port);
+                   "version, or rebuild the client with Tracy 0.14", where);
         return EXIT_USAGE;
     case OUT_NOT_AVAILABLE:
-        diag_error("the client at %s:%s already sent its data to another capture and cannot serve "
-                   "a second one; restart the client, or build it with TRACY_ON_DEMAND", o->address, o->port);
+        diag_error("the client at %s already sent its data to another capture and cannot serve "
+                   "a second one; restart the client, or build it with TRACY_ON_DEMAND", where);
         return EXIT_NOT_AVAILABLE;
     case OUT_DROPPED:
-        diag_error("the client at %s:%s closed the connection during the handshake; check that the "
+        diag_error("the client at %s closed the connection during the handshake; check that the "
                    "port belongs to a Tracy client and that nothing in between (adb forward, a proxy) "
-                   "drops the connection", o->address, o->port);
+                   "drops the connection%s", where,
+                   o->connect_timeout < 0 ? " (with --connect-timeout, such connections are tried again)" : "");
         return EXIT_DROPPED;
+    case OUT_NOT_TRACY:
+        diag_error("the program at %s answered %#04x, which is no Tracy handshake status: no Tracy client "
+                   "listens there", where, c->session.status);
+        return EXIT_USAGE;
     case OUT_CONNECT_TIMEOUT:
-        diag_error("no Tracy client answered at %s:%s within %g s (%u attempts%s%s)", o->address, o->port,
-                   o->connect_timeout, c->connect_attempts, c->connect_error[0] ? ", last: " : "",
-                   c->connect_error);
+        if (c->handshake_unanswered)
+            diag_error("connected to %s, but no answer to the handshake came within %g s: another capture may be "
+                       "connected to the client (it serves one at a time)", where, o->connect_timeout);
+        else if (c->connect_attempts == 0)
+            diag_error("the name lookup of %s did not finish within %g s", o->address, o->connect_timeout);
+        else if (c->silent_drops)
+            diag_error("no Tracy client answered at %s within %g s: %u connection%s accepted and closed without "
+                       "an answer (an adb forward with no program behind it?)", where, o->connect_timeout,
+                       c->silent_drops, c->silent_drops == 1 ? " was" : "s were");
+        else
+            diag_error("no Tracy client answered at %s within %g s (%u attempts%s%s)", where, o->connect_timeout,
+                       c->connect_attempts, c->connect_error[0] ? ", last: " : "", c->connect_error);
         return EXIT_CONNECT_TIMEOUT;
     case OUT_RESOLVE_FAILED:
         diag_error("cannot resolve address %s: %s", o->address, c->connect_error);
@@ -280,6 +343,8 @@ int main(int argc, char **argv)
      * trace: EFBIG, reported, instead of a silent death. */
     signal(SIGXFSZ, SIG_IGN);
     console_init();
+    rc = check_distinct(&opts);
+    if (rc != EXIT_OK) return rc;
     rc = check_output(&opts);
     if (rc != EXIT_OK) return rc;
 
@@ -307,5 +372,11 @@ int main(int argc, char **argv)
     close_spool(c, saved);
     free(spool_path);
     session_free(&c->session);
+    /* A name lookup still running (a slow resolver) would hold the exit:
+     * libuv joins its threads when the process ends normally. */
+    if (c->resolving) {
+        fflush(NULL);
+        _exit(rc);
+    }
     return rc;
 }

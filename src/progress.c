@@ -14,6 +14,7 @@
 static struct {
     bool out_color, err_color;
     bool line_shown;            /* a progress line waits to be erased */
+    bool line_open;             /* "Connecting to ..." waits for its end */
 } console;
 
 #define C_RESET "\033[0m"
@@ -32,11 +33,17 @@ void console_init(void)
     console.err_color = color_ok && isatty(STDERR_FILENO);
 }
 
+/* Make room on stdout for other output: erase a progress line, end the
+ * open "Connecting to ..." line. */
 static void erase_progress_line(void)
 {
     if (console.line_shown) {
         printf("\r" ERASE_LINE);
         console.line_shown = false;
+    }
+    if (console.line_open) {
+        putchar('\n');
+        console.line_open = false;
     }
 }
 
@@ -117,18 +124,25 @@ const char *fmt_count(char *buf, size_t len, uint64_t n)
 
 /* ---- progress -------------------------------------------------------------------- */
 
+const char *fmt_endpoint(char *buf, size_t len, const char *address, const char *port)
+{
+    snprintf(buf, len, strchr(address, ':') ? "[%s]:%s" : "%s:%s", address, port);
+    return buf;
+}
+
 void progress_connecting(capture_t *c)
 {
-    const char *a = c->opts->address;
-    if (strchr(a, ':')) printf("Connecting to [%s]:%s...", a, c->opts->port);
-    else printf("Connecting to %s:%s...", a, c->opts->port);
+    char where[300];
+    printf("Connecting to %s...", fmt_endpoint(where, sizeof where, c->opts->address, c->opts->port));
     fflush(stdout);
+    console.line_open = true;
 }
 
 void progress_connected(capture_t *c)
 {
     char t[32];
-    printf("\nTimer resolution: %s\n", fmt_time(t, sizeof t, c->session.model.resolution));
+    erase_progress_line();
+    printf("Timer resolution: %s\n", fmt_time(t, sizeof t, c->session.model.resolution));
     fflush(stdout);
     c->rate_t = uv_hrtime();
     c->rate_bytes = c->rx_bytes;

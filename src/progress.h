@@ -36,5 +36,7 @@ void summary_features(struct capture *c);
 const char *fmt_time(char *buf, size_t len, int64_t ns);
 const char *fmt_size(char *buf, size_t len, uint64_t bytes);
 const char *fmt_count(char *buf, size_t len, uint64_t n);
+/* ADDRESS:PORT, an IPv6 address in brackets. */
+const char *fmt_endpoint(char *buf, size_t len, const char *address, const char *port);
 
 #endif

@@ -841,7 +841,56 @@ static int place_beside(const char *tmp, const char *path, save_opts_t *s)
     return -1;
 }
 
-int writer_save(const model_t *m, const char *path, save_opts_t *s)
+/* Write the whole trace into fp (sync: then to the disk); 0, or -1 with
+ * tf->err and tf->err_what saying what failed. */
+static int write_file(const model_t *m, FILE *fp, const save_opts_t *s, bool sync, tfile_t *tf)
+{
+    if (tfile_open(tf, fp, s->level, s->streams, tfile_workers_for(s->streams)) < 0) {
+        tf->err = errno;
+        tf->err_what = "opening the file";
+        return -1;
+    }
+    writer_write_trace(m, tf);
+    int err = tfile_close(tf);
+    if (err == 0 && (fflush(fp) != 0 || (sync && fsync(fileno(fp)) != 0))) {
+        tf->err = errno;
+        tf->err_what = "flushing the file";
+        err = -1;
+    }
+    return err;
+}
+
+/* A device, FIFO or socket at the output (-f): written in place, as
+ * upstream's capture does (-o /dev/null discards); no temporary file, and
+ * no rename over it. */
+static int save_in_place(const model_t *m, const char *path, save_opts_t *s)
+{
+    const int fd = open(path, O_WRONLY | O_CLOEXEC);
+    FILE *fp = fd < 0 ? NULL : fdopen(fd, "wb");
+    if (!fp) {
+        snprintf(s->err, sizeof s->err, "cannot open %s: %s", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    tfile_t tf = {0};
+    int err = write_file(m, fp, s, false, &tf);
+    if (fclose(fp) != 0 && err == 0) {
+        tf.err = errno;
+        tf.err_what = "closing the file";
+        err = -1;
+    }
+    if (err) {
+        snprintf(s->err, sizeof s->err, "%s failed for %s: %s", tf.err_what, path, strerror(tf.err));
+        return -1;
+    }
+    snprintf(s->saved_as, sizeof s->saved_as, "%s", path);
+    s->file_bytes = tf.file_bytes;
+    s->payload_bytes = tf.payload_bytes;
+    return 0;
+}
+
+/* Write to a temporary file beside path, then give it the name. */
+static int save_beside_and_rename(const model_t *m, const char *path, save_opts_t *s)
 {
     size_t len = strlen(path);
     char *tmp = xmalloc(len + 16);
@@ -857,22 +906,15 @@ int writer_save(const model_t *m, const char *path, save_opts_t *s)
     if (named && s->tmp_path) *s->tmp_path = tmp;
     const char *what = named ? tmp : "the temporary file";
     FILE *fp = fdopen(fd, "wb");
-    tfile_t tf;
+    tfile_t tf = {0};
     int rc = -1;
-    if (!fp || tfile_open(&tf, fp, s->level, s->streams, tfile_workers_for(s->streams)) < 0) {
+    if (!fp) {
         snprintf(s->err, sizeof s->err, "cannot write %s: %s", what, strerror(errno));
-        if (fp) fclose(fp);
-        else close(fd);
+        close(fd);
         if (named) unlink(tmp);
         goto out;
     }
-    writer_write_trace(m, &tf);
-    int cerr = tfile_close(&tf);
-    if (cerr == 0 && (fflush(fp) != 0 || fsync(fileno(fp)) != 0)) {
-        tf.err = errno;
-        tf.err_what = "flushing the file";
-        cerr = -1;
-    }
+    int cerr = write_file(m, fp, s, true, &tf);
     if (cerr == 0 && !named) {
         if (name_finished(fileno(fp), tmp, len) != 0) {
             tf.err = errno;
@@ -911,5 +953,19 @@ done:
 out:
     if (s->tmp_path) *s->tmp_path = NULL;
     free(tmp);
+    return rc;
+}
+
+int writer_save(const model_t *m, const char *path, save_opts_t *s)
+{
+    struct stat st;
+    if (s->replace && stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return save_in_place(m, path, s);
+    /* -f on a symbolic link to a file replaces the file, not the link */
+    char *target = NULL;
+    if (s->replace && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+        target = realpath(path, NULL);
+    const int rc = save_beside_and_rename(m, target ? target : path, s);
+    free(target);
     return rc;
 }
