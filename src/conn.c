@@ -244,6 +244,7 @@ static bool retry_silent_drop(capture_t *c)
     }
     c->connected = false;
     c->read_failed = false;
+    c->stop_reason[0] = '\0';     /* a reset's reason is not the session's */
     close_for_retry(c);
     return true;
 }
