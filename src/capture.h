@@ -33,6 +33,7 @@ typedef enum {
 
 typedef struct capture {
     const options_t *opts;
+    char *save_path;              /* where the trace goes: the output, or the file its link names */
     session_t session;
     uv_loop_t *loop;
 

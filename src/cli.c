@@ -108,13 +108,14 @@ static int parse_port(const char *arg, char *buf, size_t len)
     return 0;
 }
 
-/* The option getopt found at fault: a long one as written, a short one
- * by its letter (it may sit in a group such as -fz). */
-static const char *faulty_option(char **argv, char *buf, size_t len)
+/* The option getopt found at fault: a short one by its letter (it may sit
+ * in a group such as -fz, where getopt stays on the argument: `before` is
+ * optind before the call), a long one by its name without "=value". */
+static const char *faulty_option(char **argv, int before, char *buf, size_t len)
 {
     const char *arg = argv[optind - 1];
-    if (optopt && !(arg[0] == '-' && arg[1] == '-')) snprintf(buf, len, "-%c", optopt);
-    else snprintf(buf, len, "%s", arg);
+    if (optind == before || arg[0] != '-' || arg[1] != '-') snprintf(buf, len, "-%c", optopt);
+    else snprintf(buf, len, "%.*s", (int)strcspn(arg, "="), arg);
     return buf;
 }
 
@@ -137,7 +138,7 @@ int cli_parse(options_t *o, int argc, char **argv)
 {
     *o = (options_t){ .address = "127.0.0.1", .port = "8086", .seconds = -1, .connect_timeout = -1,
                       .end_timeout = 10 };
-    int c;
+    int c, before = optind;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:a:p:fs:m:qhV", long_options, NULL)) != -1) {
         switch (c) {
@@ -179,13 +180,17 @@ int cli_parse(options_t *o, int argc, char **argv)
             return EXIT_OK;
         case ':': {
             char name[64];
-            return usage_error("option '%s' needs an argument", faulty_option(argv, name, sizeof name));
+            return usage_error("option '%s' needs an argument", faulty_option(argv, before, name, sizeof name));
         }
         default: {
             char name[64];
-            return usage_error("unknown option '%s'", faulty_option(argv, name, sizeof name));
+            faulty_option(argv, before, name, sizeof name);
+            /* a long option known but given a value it does not take */
+            if (name[1] == '-' && optopt) return usage_error("option '%s' takes no argument", name);
+            return usage_error("unknown option '%s'", name);
         }
         }
+        before = optind;
     }
     if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
     return check_combination(o);

@@ -513,11 +513,22 @@ static void on_stop_timer(uv_timer_t *t)
     request_stop(t->data, "time limit reached");
 }
 
+/* Connected, and the handshake unanswered for long enough to say so:
+ * 5 s, or half of --connect-timeout, and past the moments a dropped
+ * connection that is being tried again spends open. */
+static bool handshake_unanswered(const capture_t *c, uint64_t now)
+{
+    uint64_t notice_ns = HANDSHAKE_NOTICE_NS;
+    if (c->opts->connect_timeout >= 0 && c->opts->connect_timeout * 0.5e9 < (double)notice_ns)
+        notice_ns = (uint64_t)(c->opts->connect_timeout * 0.5e9);
+    return c->connected && c->session.state == SESSION_HANDSHAKE && now - c->t_connected > notice_ns;
+}
+
 static void on_connect_timeout(uv_timer_t *t)
 {
     capture_t *c = t->data;
     if (c->session.state != SESSION_HANDSHAKE) return;
-    c->handshake_unanswered = c->connected;
+    c->handshake_unanswered = handshake_unanswered(c, uv_hrtime());
     finish(c, OUT_CONNECT_TIMEOUT);
 }
 
@@ -545,11 +556,7 @@ static void on_tick(uv_timer_t *t)
         return;
     }
     /* the note comes in time to be read before --connect-timeout ends it */
-    uint64_t notice_ns = HANDSHAKE_NOTICE_NS;
-    if (c->opts->connect_timeout >= 0 && c->opts->connect_timeout * 0.5e9 < (double)notice_ns)
-        notice_ns = (uint64_t)(c->opts->connect_timeout * 0.5e9);
-    if (c->connected && c->session.state == SESSION_HANDSHAKE && !c->handshake_notice &&
-        now - c->t_connected > notice_ns) {
+    if (!c->handshake_notice && handshake_unanswered(c, now)) {
         c->handshake_notice = true;
         if (!c->opts->quiet) progress_handshake_wait(c);
     }

@@ -25,13 +25,35 @@
 /* The one capture context; the save-time signal handler needs to see it. */
 static capture_t the_capture;
 static char *volatile save_tmp_path;
+static char save_abandoned_msg[600];     /* what that handler says */
 
 /* An existing output that is not a file (a device such as /dev/null, a
  * FIFO): with -f the trace is written into it, not renamed over it. */
-static bool output_in_place(const options_t *o)
+static bool output_in_place(const options_t *o, const char *path)
 {
     struct stat st;
-    return o->force && stat(o->output, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+    return o->force && stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+static bool output_is_device(const options_t *o, const char *path)
+{
+    struct stat st;
+    return o->force && stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode));
+}
+
+/* Where the trace goes: the output, or with -f on a symbolic link to a
+ * file, that file (the link stays). Decided once, before connecting, so
+ * that the checks look where the save writes. NULL (said) if the link
+ * cannot be followed. */
+static char *resolve_output(const options_t *o)
+{
+    struct stat st;
+    if (!o->force || lstat(o->output, &st) != 0 || !S_ISLNK(st.st_mode) || stat(o->output, &st) != 0 ||
+        !S_ISREG(st.st_mode))
+        return xstrdup(o->output);
+    char *target = realpath(o->output, NULL);
+    if (!target) diag_error("cannot follow the symbolic link %s: %s", o->output, strerror(errno));
+    return target;
 }
 
 /* Whether two paths name the same file, existing or to be created. */
@@ -65,8 +87,8 @@ static int check_distinct(const options_t *o)
 }
 
 /* Refuse an existing output without -f, and prove we can create files
- * beside it (the trace is written to a temporary file, then renamed). */
-static int check_output(const options_t *o)
+ * beside where the trace goes (a temporary file, then renamed). */
+static int check_output(const options_t *o, const char *path)
 {
     struct stat st;
     /* lstat: a dangling symbolic link is a name taken too */
@@ -74,24 +96,28 @@ static int check_output(const options_t *o)
         diag_error("output file %s already exists; use -f to overwrite it", o->output);
         return EXIT_OUTPUT_EXISTS;
     }
-    if (stat(o->output, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         diag_error("output %s is a directory", o->output);
         return EXIT_OUTPUT_UNWRITABLE;
     }
-    if (output_in_place(o)) {
+    if (stat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+        diag_error("output %s is a socket, which cannot be opened as a file", o->output);
+        return EXIT_OUTPUT_UNWRITABLE;
+    }
+    if (output_in_place(o, path)) {
         /* a device or FIFO (-f): written in place at the end, as upstream does */
-        if (access(o->output, W_OK) != 0) {
+        if (access(path, W_OK) != 0) {
             diag_error("cannot write output file %s: %s", o->output, strerror(errno));
             return EXIT_OUTPUT_UNWRITABLE;
         }
         return EXIT_OK;
     }
-    size_t len = strlen(o->output);
+    size_t len = strlen(path);
     char *probe = xmalloc(len + 16);
-    snprintf(probe, len + 16, "%s.tmp.XXXXXX", o->output);
+    snprintf(probe, len + 16, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(probe);
     if (fd < 0) {
-        char *copy = xstrdup(o->output);
+        char *copy = xstrdup(path);
         diag_error("cannot write output file %s: directory %s: %s", o->output, dirname(copy), strerror(errno));
         free(copy);
         free(probe);
@@ -103,13 +129,23 @@ static int check_output(const options_t *o)
     return EXIT_OK;
 }
 
+/* An output that is this process's standard output (-o /dev/stdout, a
+ * pipe or terminal named twice) gets the trace alone: the summary and
+ * progress stay out of it, as with -q. */
+static void keep_stdout_out_of_the_trace(options_t *o, const char *path)
+{
+    struct stat so, st;
+    if (o->quiet || fstat(STDOUT_FILENO, &so) != 0 || stat(path, &st) != 0) return;
+    if (so.st_dev == st.st_dev && so.st_ino == st.st_ino) o->quiet = true;
+}
+
 /* Start spooling the received bytes beside the output (or where --spool
  * says). An existing spool may be the only copy of a killed capture. */
 static int open_spool(capture_t *c, const options_t *o, char **path)
 {
     c->spool.fd = -1;
-    /* no default spool beside a device or FIFO (/dev/null.spool...) */
-    if (o->no_spool || o->recover || (!o->spool && output_in_place(o))) return EXIT_OK;
+    /* no default spool beside a device (/dev/null.spool...) */
+    if (o->no_spool || o->recover || (!o->spool && output_is_device(o, c->save_path))) return EXIT_OK;
     if (o->spool) *path = xstrdup(o->spool);
     else {
         size_t len = strlen(o->output) + sizeof ".spool";
@@ -125,6 +161,15 @@ static int open_spool(capture_t *c, const options_t *o, char **path)
     if (err) {
         diag_error("cannot create spool %s: %s (use --spool PATH or --no-spool)", *path, strerror(err));
         return EXIT_OUTPUT_UNWRITABLE;
+    }
+    /* the names differ, but a link may still lead the output to the spool */
+    struct stat ss, so;
+    if (fstat(c->spool.fd, &ss) == 0 && stat(c->save_path, &so) == 0 && ss.st_dev == so.st_dev &&
+        ss.st_ino == so.st_ino) {
+        diag_error("the spool %s is the output file %s", *path, o->output);
+        spool_close(&c->spool, false);
+        c->spool.fd = -1;
+        return EXIT_USAGE;
     }
     return EXIT_OK;
 }
@@ -186,7 +231,7 @@ static int report_recording_end(const capture_t *c)
         diag_error("the recording %s holds no protocol-82 session: it ends during the handshake", path);
         return EXIT_DROPPED;
     case OUT_NOT_TRACY:
-        diag_error("%s is not a recorded Tracy client stream: its first byte, %#04x, is no handshake status",
+        diag_error("%s is not a recorded Tracy client stream: its first byte, 0x%02x, is no handshake status",
                    path, c->session.status);
         return EXIT_USAGE;
     default:
@@ -252,13 +297,16 @@ static int report_outcome(capture_t *c)
                    o->connect_timeout < 0 ? " (with --connect-timeout, such connections are tried again)" : "");
         return EXIT_DROPPED;
     case OUT_NOT_TRACY:
-        diag_error("the program at %s answered %#04x, which is no Tracy handshake status: no Tracy client "
+        diag_error("the program at %s answered 0x%02x, which is no Tracy handshake status: no Tracy client "
                    "listens there", where, c->session.status);
         return EXIT_USAGE;
     case OUT_CONNECT_TIMEOUT:
         if (c->handshake_unanswered)
             diag_error("connected to %s, but no answer to the handshake came within %g s: another capture may be "
                        "connected to the client (it serves one at a time)", where, o->connect_timeout);
+        else if (c->connect_attempts == 0 && c->connect_error[0])
+            diag_error("the name lookup of %s kept failing for %g s: %s", o->address, o->connect_timeout,
+                       c->connect_error);
         else if (c->connect_attempts == 0)
             diag_error("the name lookup of %s did not finish within %g s", o->address, o->connect_timeout);
         else if (c->silent_drops)
@@ -286,13 +334,26 @@ static void report_failures(const model_t *m)
                   (unsigned long long)m->failures, m->failures == 1 ? "" : "s", m->first_failure);
 }
 
-/* A third signal while saving: remove the temporary file and leave. */
+/* A signal while saving: remove the temporary file, say so, and leave. */
 static void on_signal_while_saving(int sig)
 {
     (void)sig;
     char *tmp = save_tmp_path;
     if (tmp) unlink(tmp);
+    if (write(STDERR_FILENO, save_abandoned_msg, strlen(save_abandoned_msg)) < 0) {}
     _exit(EXIT_ABORTED);
+}
+
+/* What the signal handler says: the spool, if any, is left on disk. */
+static void prepare_abandon_message(const capture_t *c)
+{
+    if (c->spool.fd >= 0 && c->spool.regular)
+        snprintf(save_abandoned_msg, sizeof save_abandoned_msg, "\ntracy-capture: interrupted while saving: the "
+                 "trace is not saved; every byte received is kept in %s ('tracy-capture --recover %s -o FILE')\n",
+                 c->spool.path, c->spool.path);
+    else
+        snprintf(save_abandoned_msg, sizeof save_abandoned_msg,
+                 "\ntracy-capture: interrupted while saving: the trace is not saved\n");
 }
 
 static int save_trace(capture_t *c, int rc)
@@ -303,15 +364,19 @@ static int save_trace(capture_t *c, int rc)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 
+    prepare_abandon_message(c);
     if (!c->opts->quiet) {
         summary_capture(c);
         summary_saving(c);
     }
+    struct stat st;
+    if (c->opts->force && stat(c->save_path, &st) == 0 && S_ISFIFO(st.st_mode))
+        diag_note("waiting for a reader of the FIFO %s (a signal abandons the save)", c->save_path);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     save_opts_t so = { .level = 3, .streams = 4, .replace = c->opts->force, .tmp_path = &save_tmp_path };
     model_finish(&c->session.model);
-    const int placed = writer_save(&c->session.model, c->opts->output, &so);
+    const int placed = writer_save(&c->session.model, c->save_path, &so);
     if (placed < 0) {
         if (!c->opts->quiet) summary_save_failed(c);
         diag_error("saving %s: %s", c->opts->output, so.err);
@@ -345,10 +410,12 @@ int main(int argc, char **argv)
     console_init();
     rc = check_distinct(&opts);
     if (rc != EXIT_OK) return rc;
-    rc = check_output(&opts);
-    if (rc != EXIT_OK) return rc;
-
     capture_t *c = &the_capture;
+    c->save_path = resolve_output(&opts);
+    if (!c->save_path) return EXIT_OUTPUT_UNWRITABLE;
+    rc = check_output(&opts, c->save_path);
+    if (rc != EXIT_OK) return rc;
+    keep_stdout_out_of_the_trace(&opts, c->save_path);
     c->opts = &opts;
     c->tty = isatty(STDOUT_FILENO);
     if (opts.memlimit_percent) c->mem_limit_bytes = (int64_t)(physical_memory() / 100 * (uint64_t)opts.memlimit_percent);
@@ -371,6 +438,7 @@ int main(int argc, char **argv)
     }
     close_spool(c, saved);
     free(spool_path);
+    free(c->save_path);
     session_free(&c->session);
     /* A name lookup still running (a slow resolver) would hold the exit:
      * libuv joins its threads when the process ends normally. */

@@ -860,7 +860,7 @@ static int write_file(const model_t *m, FILE *fp, const save_opts_t *s, bool syn
     return err;
 }
 
-/* A device, FIFO or socket at the output (-f): written in place, as
+/* A device or FIFO at the output (-f): written in place, as
  * upstream's capture does (-o /dev/null discards); no temporary file, and
  * no rename over it. */
 static int save_in_place(const model_t *m, const char *path, save_opts_t *s)
@@ -959,13 +959,7 @@ out:
 int writer_save(const model_t *m, const char *path, save_opts_t *s)
 {
     struct stat st;
-    if (s->replace && stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+    if (s->replace && stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode)))
         return save_in_place(m, path, s);
-    /* -f on a symbolic link to a file replaces the file, not the link */
-    char *target = NULL;
-    if (s->replace && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) == 0 && S_ISREG(st.st_mode))
-        target = realpath(path, NULL);
-    const int rc = save_beside_and_rename(m, target ? target : path, s);
-    free(target);
-    return rc;
+    return save_beside_and_rename(m, path, s);
 }

@@ -19,7 +19,8 @@ typedef struct {
 } save_opts_t;
 
 /* Save the model to `path`: written to a temporary file beside it, then
- * renamed to it, so the final name never holds a partial file. Without
+ * renamed to it, so the final name never holds a partial file (with
+ * s->replace, a device or FIFO at `path` is written in place instead). Without
  * s->replace, a file that took the name during the capture is kept and the
  * trace goes beside it (NAME-1.tracy...). Returns 0 (saved at path), 1
  * (saved at s->saved_as instead) or -1 (s->err says why; a partial

@@ -19,6 +19,7 @@
 #include <netinet/in.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -1224,6 +1225,8 @@ START_TEST(contradictory_and_empty_options_are_refused)
         { { "-o", "OUT", "-fz", NULL }, "unknown option '-z'" },
         { { "-o", "OUT", "-fp", NULL }, "option '-p' needs an argument" },
         { { "-o", "OUT", "-p", "+80", NULL }, "invalid port '+80'" },
+        { { "-o", "OUT", "--quiet=1", NULL }, "option '--quiet' takes no argument" },
+        { { "-o", "OUT", "--quiet", "-zf", NULL }, "unknown option '-z'" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *argv[10] = { (char *)prog.capture };
@@ -1361,14 +1364,19 @@ START_TEST(devices_fifos_and_links_as_output)
     client_finish(&c);
     free(r.err);
 
-    char null_dev[192];
+    char null_dev[192], spool[200];
     struct stat st;
     if (harmless_device(&t, "null", 1, 3, null_dev, sizeof null_dev)) {
-        r = capture_run(0, "-f", "-o", null_dev, "--recover", rec, NULL);
+        /* live, so that a default spool would be made */
+        c = client_start("--scenario", "normal", NULL);
+        r = capture_run(0, "-f", "-o", null_dev, "-p", c.port, "--connect-timeout", "10", NULL);
+        client_finish(&c);
         ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
         free(r.err);
         ck_assert_int_eq(stat(null_dev, &st), 0);
         ck_assert(S_ISCHR(st.st_mode));
+        snprintf(spool, sizeof spool, "%s.spool", null_dev);
+        ck_assert_msg(lstat(spool, &st) != 0, "a spool beside a device");
     }
 
     /* live, so that the default spool would apply */
@@ -1384,10 +1392,34 @@ START_TEST(devices_fifos_and_links_as_output)
     free(r.err);
     ck_assert_int_eq(lstat(fifo, &st), 0);
     ck_assert(S_ISFIFO(st.st_mode));
-    char spool[192];
     snprintf(spool, sizeof spool, "%s.spool", fifo);
-    ck_assert(!file_exists(spool));
+    ck_assert(!file_exists(spool));         /* spooled beside it, removed once saved */
     check_has_zones(&t, copy);
+
+    /* a socket cannot take a trace: refused before connecting */
+    char sock_path[192];
+    snprintf(sock_path, sizeof sock_path, "%s/sock.tracy", t.dir);
+    const int sfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sun = { .sun_family = AF_UNIX };
+    ck_assert(strlen(sock_path) < sizeof sun.sun_path);
+    memcpy(sun.sun_path, sock_path, strlen(sock_path) + 1);
+    ck_assert_int_eq(bind(sfd, (struct sockaddr *)&sun, sizeof sun), 0);
+    r = capture_run(0, "-f", "-o", sock_path, "-p", "1", NULL);
+    close(sfd);
+    ck_assert_msg(r.rc == 5, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(strstr(r.err, "is a socket"), "%s", r.err);
+    free(r.err);
+
+    /* a link that leads the output to the spool: refused once the spool is made */
+    char sp[192], to_spool[192];
+    snprintf(sp, sizeof sp, "%s/sp.bin", t.dir);
+    snprintf(to_spool, sizeof to_spool, "%s/to-spool.tracy", t.dir);
+    ck_assert_int_eq(symlink("sp.bin", to_spool), 0);
+    r = capture_run(0, "-f", "-o", to_spool, "--spool", sp, "-p", "1", NULL);
+    ck_assert_msg(r.rc == 1, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(strstr(r.err, "is the output file"), "%s", r.err);
+    ck_assert(!file_exists(sp));
+    free(r.err);
 
     FILE *old = fopen(target, "w");
     fputs("old", old);

@@ -688,7 +688,7 @@ static int load_thread_messages(loader *L, tf_thread *t)
         return -1;
     t->msg_first = m->thread_msg_count;
     t->msg_num = (size_t)n;
-    rd(L, m->thread_msg_ids + m->thread_msg_count, (size_t)n * 8);
+    if (n) rd(L, m->thread_msg_ids + m->thread_msg_count, (size_t)n * 8);
     m->thread_msg_count += (size_t)n;
     return L->failed ? -1 : 0;
 }
