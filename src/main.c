@@ -1,12 +1,12 @@
 /* main.c - tracy-capture: connect to a Tracy client, capture its session,
  * save it as a .tracy file.
  *
- * The story: read the command line, make sure the output can be written,
+ * The story: read the command line, make sure the output can be written
+ * (output.c),
  * connect and capture (conn.c feeds session.c, which decodes frames and
  * events into the model), say how it ended, save the model (writer.c),
  * print the summary. */
 #include <errno.h>
-#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +17,7 @@
 
 #include "capture.h"
 #include "cli.h"
+#include "output.h"
 #include "progress.h"
 #include "recover.h"
 #include "spool.h"
@@ -26,118 +27,6 @@
 static capture_t the_capture;
 static char *volatile save_tmp_path;
 static char save_abandoned_msg[600];     /* what that handler says */
-
-/* An existing output that is not a file (a device such as /dev/null, a
- * FIFO): with -f the trace is written into it, not renamed over it. */
-static bool output_in_place(const options_t *o, const char *path)
-{
-    struct stat st;
-    return o->force && stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
-}
-
-static bool output_is_device(const options_t *o, const char *path)
-{
-    struct stat st;
-    return o->force && stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode));
-}
-
-/* Where the trace goes: the output, or with -f on a symbolic link to a
- * file, that file (the link stays). Decided once, before connecting, so
- * that the checks look where the save writes. NULL (said) if the link
- * cannot be followed. */
-static char *resolve_output(const options_t *o)
-{
-    struct stat st;
-    if (!o->force || lstat(o->output, &st) != 0 || !S_ISLNK(st.st_mode) || stat(o->output, &st) != 0 ||
-        !S_ISREG(st.st_mode))
-        return xstrdup(o->output);
-    char *target = realpath(o->output, NULL);
-    if (!target) diag_error("cannot follow the symbolic link %s: %s", o->output, strerror(errno));
-    return target;
-}
-
-/* Whether two paths name the same file, existing or to be created. */
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    char *ca = xstrdup(a), *cb = xstrdup(b), *da = xstrdup(a), *db = xstrdup(b);
-    const bool same = strcmp(basename(ca), basename(cb)) == 0 && stat(dirname(da), &sa) == 0 &&
-                      stat(dirname(db), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    free(ca);
-    free(cb);
-    free(da);
-    free(db);
-    return same;
-}
-
-/* Files the options name twice: the trace would be renamed over its own
- * spool or recording. */
-static int check_distinct(const options_t *o)
-{
-    if (o->recover && same_file(o->recover, o->output)) {
-        diag_error("the output %s is the recording --recover reads", o->output);
-        return EXIT_USAGE;
-    }
-    if (o->spool && !o->recover && same_file(o->spool, o->output)) {
-        diag_error("--spool %s is the output file", o->spool);
-        return EXIT_USAGE;
-    }
-    return EXIT_OK;
-}
-
-/* Refuse an existing output without -f, and prove we can create files
- * beside where the trace goes (a temporary file, then renamed). */
-static int check_output(const options_t *o, const char *path)
-{
-    struct stat st;
-    /* lstat: a dangling symbolic link is a name taken too */
-    if (lstat(o->output, &st) == 0 && !o->force) {
-        diag_error("output file %s already exists; use -f to overwrite it", o->output);
-        return EXIT_OUTPUT_EXISTS;
-    }
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        diag_error("output %s is a directory", o->output);
-        return EXIT_OUTPUT_UNWRITABLE;
-    }
-    if (stat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
-        diag_error("output %s is a socket, which cannot be opened as a file", o->output);
-        return EXIT_OUTPUT_UNWRITABLE;
-    }
-    if (output_in_place(o, path)) {
-        /* a device or FIFO (-f): written in place at the end, as upstream does */
-        if (access(path, W_OK) != 0) {
-            diag_error("cannot write output file %s: %s", o->output, strerror(errno));
-            return EXIT_OUTPUT_UNWRITABLE;
-        }
-        return EXIT_OK;
-    }
-    size_t len = strlen(path);
-    char *probe = xmalloc(len + 16);
-    snprintf(probe, len + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(probe);
-    if (fd < 0) {
-        char *copy = xstrdup(path);
-        diag_error("cannot write output file %s: directory %s: %s", o->output, dirname(copy), strerror(errno));
-        free(copy);
-        free(probe);
-        return EXIT_OUTPUT_UNWRITABLE;
-    }
-    close(fd);
-    unlink(probe);
-    free(probe);
-    return EXIT_OK;
-}
-
-/* An output that is this process's standard output (-o /dev/stdout, a
- * pipe or terminal named twice) gets the trace alone: the summary and
- * progress stay out of it, as with -q. */
-static void keep_stdout_out_of_the_trace(options_t *o, const char *path)
-{
-    struct stat so, st;
-    if (o->quiet || fstat(STDOUT_FILENO, &so) != 0 || stat(path, &st) != 0) return;
-    if (so.st_dev == st.st_dev && so.st_ino == st.st_ino) o->quiet = true;
-}
 
 /* Start spooling the received bytes beside the output (or where --spool
  * says). An existing spool may be the only copy of a killed capture. */
@@ -163,9 +52,7 @@ static int open_spool(capture_t *c, const options_t *o, char **path)
         return EXIT_OUTPUT_UNWRITABLE;
     }
     /* the names differ, but a link may still lead the output to the spool */
-    struct stat ss, so;
-    if (fstat(c->spool.fd, &ss) == 0 && stat(c->save_path, &so) == 0 && ss.st_dev == so.st_dev &&
-        ss.st_ino == so.st_ino) {
+    if (output_is_open_file(c->save_path, c->spool.fd)) {
         diag_error("the spool %s is the output file %s", *path, o->output);
         spool_close(&c->spool, false);
         c->spool.fd = -1;
@@ -408,14 +295,9 @@ int main(int argc, char **argv)
      * trace: EFBIG, reported, instead of a silent death. */
     signal(SIGXFSZ, SIG_IGN);
     console_init();
-    rc = check_distinct(&opts);
-    if (rc != EXIT_OK) return rc;
     capture_t *c = &the_capture;
-    c->save_path = resolve_output(&opts);
-    if (!c->save_path) return EXIT_OUTPUT_UNWRITABLE;
-    rc = check_output(&opts, c->save_path);
+    rc = output_prepare(&opts, &c->save_path);
     if (rc != EXIT_OK) return rc;
-    keep_stdout_out_of_the_trace(&opts, c->save_path);
     c->opts = &opts;
     c->tty = isatty(STDOUT_FILENO);
     if (opts.memlimit_percent) c->mem_limit_bytes = (int64_t)(physical_memory() / 100 * (uint64_t)opts.memlimit_percent);
