@@ -111,12 +111,23 @@ static int parse_port(const char *arg, char *buf, size_t len)
 /* The option getopt found at fault: a short one by its letter (it may sit
  * in a group such as -fz, where getopt stays on the argument: `before` is
  * optind before the call), a long one by its name without "=value". */
-static const char *faulty_option(char **argv, int before, char *buf, size_t len)
+static bool faulty_option(char **argv, int before, char *buf, size_t len)
 {
     const char *arg = argv[optind - 1];
-    if (optind == before || arg[0] != '-' || arg[1] != '-') snprintf(buf, len, "-%c", optopt);
-    else snprintf(buf, len, "%.*s", (int)strcspn(arg, "="), arg);
-    return buf;
+    const bool is_long = optind != before && arg[0] == '-' && arg[1] == '-';
+    if (is_long) snprintf(buf, len, "%.*s", (int)strcspn(arg, "="), arg);
+    else if (optopt == '-') snprintf(buf, len, "-");     /* a '-' inside a group such as -f- */
+    else snprintf(buf, len, "-%c", optopt);
+    return is_long;
+}
+
+/* How many long options begin with `name` (after its "--"). */
+static int long_matches(const char *name)
+{
+    int n = 0;
+    for (const struct option *o = long_options; o->name; o++)
+        if (strncmp(o->name, name + 2, strlen(name + 2)) == 0) n++;
+    return n;
 }
 
 /* Options that cannot go together, and values that cannot be empty. */
@@ -180,13 +191,15 @@ int cli_parse(options_t *o, int argc, char **argv)
             return EXIT_OK;
         case ':': {
             char name[64];
-            return usage_error("option '%s' needs an argument", faulty_option(argv, before, name, sizeof name));
+            faulty_option(argv, before, name, sizeof name);
+            return usage_error("option '%s' needs an argument", name);
         }
         default: {
             char name[64];
-            faulty_option(argv, before, name, sizeof name);
+            const bool is_long = faulty_option(argv, before, name, sizeof name);
             /* a long option known but given a value it does not take */
-            if (name[1] == '-' && optopt) return usage_error("option '%s' takes no argument", name);
+            if (is_long && optopt) return usage_error("option '%s' takes no argument", name);
+            if (is_long && long_matches(name) > 1) return usage_error("option '%s' is ambiguous", name);
             return usage_error("unknown option '%s'", name);
         }
         }

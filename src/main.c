@@ -7,6 +7,7 @@
  * events into the model), say how it ended, save the model (writer.c),
  * print the summary. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,20 +27,26 @@
 /* The one capture context; the save-time signal handler needs to see it. */
 static capture_t the_capture;
 static char *volatile save_tmp_path;
-static char save_abandoned_msg[600];     /* what that handler says */
+static char save_abandoned_msg[4608];    /* what that handler says */
 
 /* Start spooling the received bytes beside the output (or where --spool
  * says). An existing spool may be the only copy of a killed capture. */
 static int open_spool(capture_t *c, const options_t *o, char **path)
 {
     c->spool.fd = -1;
-    /* no default spool beside a device (/dev/null.spool...) */
-    if (o->no_spool || o->recover || (!o->spool && output_is_device(o, c->save_path))) return EXIT_OK;
+    /* the default goes beside where the trace goes, if that is a file
+     * (not /dev/null.spool, /dev/stdout.spool...) */
+    if (o->no_spool || o->recover || (!o->spool && !output_takes_default_spool(c->save_path))) return EXIT_OK;
     if (o->spool) *path = xstrdup(o->spool);
     else {
-        size_t len = strlen(o->output) + sizeof ".spool";
+        size_t len = strlen(c->save_path) + sizeof ".spool";
         *path = xmalloc(len);
-        snprintf(*path, len, "%s.spool", o->output);
+        snprintf(*path, len, "%s.spool", c->save_path);
+    }
+    /* before opening it (-f truncates): links may make it the output */
+    if (output_same_file(*path, c->save_path)) {
+        diag_error("the spool %s is the output file %s", *path, o->output);
+        return EXIT_USAGE;
     }
     int err = spool_open(&c->spool, *path, o->force);
     if (err == EEXIST) {
@@ -50,13 +57,6 @@ static int open_spool(capture_t *c, const options_t *o, char **path)
     if (err) {
         diag_error("cannot create spool %s: %s (use --spool PATH or --no-spool)", *path, strerror(err));
         return EXIT_OUTPUT_UNWRITABLE;
-    }
-    /* the names differ, but a link may still lead the output to the spool */
-    if (output_is_open_file(c->save_path, c->spool.fd)) {
-        diag_error("the spool %s is the output file %s", *path, o->output);
-        spool_close(&c->spool, false);
-        c->spool.fd = -1;
-        return EXIT_USAGE;
     }
     return EXIT_OK;
 }
@@ -234,7 +234,11 @@ static void on_signal_while_saving(int sig)
 /* What the signal handler says: the spool, if any, is left on disk. */
 static void prepare_abandon_message(const capture_t *c)
 {
-    if (c->spool.fd >= 0 && c->spool.regular)
+    const spool_t *s = &c->spool;
+    struct stat st;
+    const bool whole = s->fd >= 0 && s->regular && !s->err && !s->abandoned && fstat(s->fd, &st) == 0 &&
+                       st.st_nlink > 0;
+    if (whole)
         snprintf(save_abandoned_msg, sizeof save_abandoned_msg, "\ntracy-capture: interrupted while saving: the "
                  "trace is not saved; every byte received is kept in %s ('tracy-capture --recover %s -o FILE')\n",
                  c->spool.path, c->spool.path);
@@ -245,20 +249,18 @@ static void prepare_abandon_message(const capture_t *c)
 
 static int save_trace(capture_t *c, int rc)
 {
+    prepare_abandon_message(c);
     struct sigaction sa = { .sa_handler = on_signal_while_saving };
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 
-    prepare_abandon_message(c);
-    if (!c->opts->quiet) {
-        summary_capture(c);
-        summary_saving(c);
-    }
+    if (!c->opts->quiet) summary_capture(c);
     struct stat st;
-    if (c->opts->force && stat(c->save_path, &st) == 0 && S_ISFIFO(st.st_mode))
+    if (!c->opts->quiet && c->opts->force && stat(c->save_path, &st) == 0 && S_ISFIFO(st.st_mode))
         diag_note("waiting for a reader of the FIFO %s (a signal abandons the save)", c->save_path);
+    if (!c->opts->quiet) summary_saving(c);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     save_opts_t so = { .level = 3, .streams = 4, .replace = c->opts->force, .tmp_path = &save_tmp_path };
@@ -270,6 +272,11 @@ static int save_trace(capture_t *c, int rc)
         return EXIT_SAVE_FAILED;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    /* the trace is safe: the spool goes (or stays, as close_spool says),
+     * and a signal from here on says the trace is saved */
+    close_spool(c, true);
+    snprintf(save_abandoned_msg, sizeof save_abandoned_msg, "\ntracy-capture: interrupted; the trace is saved as %s\n",
+             so.saved_as);
     if (!c->opts->quiet)
         summary_saved(c, so.file_bytes, so.payload_bytes,
                       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
@@ -283,8 +290,17 @@ static int save_trace(capture_t *c, int rc)
     return rc;
 }
 
+/* A descriptor 0-2 closed by the caller (>&-) would be taken by the spool
+ * or the socket, and the summary written into it: hold them on /dev/null. */
+static void hold_standard_descriptors(void)
+{
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF && open("/dev/null", O_RDWR) != fd) break;
+}
+
 int main(int argc, char **argv)
 {
+    hold_standard_descriptors();
     options_t opts;
     int rc = cli_parse(&opts, argc, argv);
     if (rc >= 0) return rc;

@@ -24,10 +24,41 @@ static bool output_in_place(const options_t *o, const char *path)
     return o->force && stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
-bool output_is_device(const options_t *o, const char *path)
+bool output_takes_default_spool(const char *path)
 {
     struct stat st;
-    return o->force && stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode));
+    return stat(path, &st) == 0 ? S_ISREG(st.st_mode) : errno == ENOENT;
+}
+
+/* The name a path leads to through its symbolic links (a link to nowhere
+ * leads to the name it holds), or NULL (errno ELOOP) after 40 links. */
+static char *final_name(const char *path)
+{
+    char *cur = xstrdup(path);
+    for (int hops = 0; hops < 40; hops++) {
+        struct stat st;
+        char link[4096];
+        ssize_t n;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode) || (n = readlink(cur, link, sizeof link - 1)) < 0)
+            return cur;
+        link[n] = '\0';
+        char *next;
+        if (link[0] == '/') {
+            next = xstrdup(link);
+        } else {
+            char *d = xstrdup(cur);
+            const char *dir = dirname(d);
+            const size_t len = strlen(dir) + 1 + (size_t)n + 1;
+            next = xmalloc(len);
+            snprintf(next, len, "%s/%s", dir, link);
+            free(d);
+        }
+        free(cur);
+        cur = next;
+    }
+    free(cur);
+    errno = ELOOP;
+    return NULL;
 }
 
 /* Where the trace goes: the output, or with -f on a symbolic link to a
@@ -37,26 +68,35 @@ bool output_is_device(const options_t *o, const char *path)
 static char *resolve_output(const options_t *o)
 {
     struct stat st;
-    if (!o->force || lstat(o->output, &st) != 0 || !S_ISLNK(st.st_mode) || stat(o->output, &st) != 0 ||
-        !S_ISREG(st.st_mode))
-        return xstrdup(o->output);
-    char *target = realpath(o->output, NULL);
+    if (!o->force || lstat(o->output, &st) != 0 || !S_ISLNK(st.st_mode)) return xstrdup(o->output);
+    const bool there = stat(o->output, &st) == 0;
+    /* a device or FIFO behind the link is opened through it */
+    if (there && !S_ISREG(st.st_mode)) return xstrdup(o->output);
+    /* a file, or a link to nowhere: the trace gets the name it leads to */
+    char *target = there || errno == ENOENT ? final_name(o->output) : NULL;
     if (!target) diag_error("cannot follow the symbolic link %s: %s", o->output, strerror(errno));
     return target;
 }
 
 /* Whether two paths name the same file, existing or to be created. */
-static bool same_file(const char *a, const char *b)
+bool output_same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
     if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    char *ca = xstrdup(a), *cb = xstrdup(b), *da = xstrdup(a), *db = xstrdup(b);
-    const bool same = strcmp(basename(ca), basename(cb)) == 0 && stat(dirname(da), &sa) == 0 &&
-                      stat(dirname(db), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    /* one is still to be made: compare the names the links lead to */
+    char *fa = final_name(a), *fb = final_name(b);
+    if (!fa || !fb) {
+        free(fa);
+        free(fb);
+        return false;
+    }
+    char *ca = xstrdup(fa), *cb = xstrdup(fb);
+    const bool same = strcmp(basename(ca), basename(cb)) == 0 && stat(dirname(fa), &sa) == 0 &&
+                      stat(dirname(fb), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
     free(ca);
     free(cb);
-    free(da);
-    free(db);
+    free(fa);
+    free(fb);
     return same;
 }
 
@@ -64,11 +104,11 @@ static bool same_file(const char *a, const char *b)
  * spool or recording. */
 static int check_distinct(const options_t *o)
 {
-    if (o->recover && same_file(o->recover, o->output)) {
+    if (o->recover && output_same_file(o->recover, o->output)) {
         diag_error("the output %s is the recording --recover reads", o->output);
         return EXIT_USAGE;
     }
-    if (o->spool && !o->recover && same_file(o->spool, o->output)) {
+    if (o->spool && !o->recover && output_same_file(o->spool, o->output)) {
         diag_error("--spool %s is the output file", o->spool);
         return EXIT_USAGE;
     }
@@ -126,12 +166,6 @@ static void keep_stdout_out_of_the_trace(options_t *o, const char *path)
     struct stat so, st;
     if (o->quiet || fstat(STDOUT_FILENO, &so) != 0 || stat(path, &st) != 0) return;
     if (so.st_dev == st.st_dev && so.st_ino == st.st_ino) o->quiet = true;
-}
-
-bool output_is_open_file(const char *path, int fd)
-{
-    struct stat sf, sp;
-    return fstat(fd, &sf) == 0 && stat(path, &sp) == 0 && sf.st_dev == sp.st_dev && sf.st_ino == sp.st_ino;
 }
 
 int output_prepare(options_t *o, char **save_path)

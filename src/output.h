@@ -13,12 +13,12 @@
  * EXIT_OK or the exit code, the reason said on stderr. */
 int output_prepare(options_t *o, char **save_path);
 
-/* A character or block device at path, written in place (-f): no
- * default spool goes beside it. */
-bool output_is_device(const options_t *o, const char *path);
+/* Whether the trace goes to a file (existing or new) beside which the
+ * default spool PATH.spool belongs: not a device, FIFO or terminal. */
+bool output_takes_default_spool(const char *path);
 
-/* Whether the file at path is the open file fd (a spool a link made the
- * output). */
-bool output_is_open_file(const char *path, int fd);
+/* Whether two paths name the same file, existing or to be made (through
+ * their symbolic links). */
+bool output_same_file(const char *a, const char *b);
 
 #endif

@@ -1410,8 +1410,9 @@ START_TEST(devices_fifos_and_links_as_output)
     ck_assert_msg(strstr(r.err, "is a socket"), "%s", r.err);
     free(r.err);
 
-    /* a link that leads the output to the spool: refused once the spool is made */
-    char sp[192], to_spool[192];
+    /* links that make the spool the output: refused before the spool is
+     * opened (-f would truncate it), nothing touched */
+    char sp[192], to_spool[192], kept[192], kept_spool[200];
     snprintf(sp, sizeof sp, "%s/sp.bin", t.dir);
     snprintf(to_spool, sizeof to_spool, "%s/to-spool.tracy", t.dir);
     ck_assert_int_eq(symlink("sp.bin", to_spool), 0);
@@ -1419,6 +1420,38 @@ START_TEST(devices_fifos_and_links_as_output)
     ck_assert_msg(r.rc == 1, "rc %d: %s", r.rc, r.err);
     ck_assert_msg(strstr(r.err, "is the output file"), "%s", r.err);
     ck_assert(!file_exists(sp));
+    ck_assert_int_eq(lstat(to_spool, &st), 0);
+    free(r.err);
+    snprintf(kept, sizeof kept, "%s/kept.tracy", t.dir);
+    snprintf(kept_spool, sizeof kept_spool, "%s.spool", kept);
+    FILE *pf = fopen(kept, "w");
+    fputs("precious", pf);
+    fclose(pf);
+    ck_assert_int_eq(symlink("kept.tracy", kept_spool), 0);
+    r = capture_run(0, "-f", "-o", kept, "-p", "1", NULL);
+    ck_assert_msg(r.rc == 1, "rc %d: %s", r.rc, r.err);
+    free(r.err);
+    char *still = read_file(kept);
+    ck_assert_str_eq(still, "precious");
+    free(still);
+
+    /* a link to nowhere leads -f to the name it holds; a loop is refused */
+    char dangling[192], nowhere[192], loop1[192], loop2[192];
+    snprintf(dangling, sizeof dangling, "%s/dangling.tracy", t.dir);
+    snprintf(nowhere, sizeof nowhere, "%s/nowhere.tracy", t.dir);
+    snprintf(loop1, sizeof loop1, "%s/loop1", t.dir);
+    snprintf(loop2, sizeof loop2, "%s/loop2", t.dir);
+    ck_assert_int_eq(symlink("nowhere.tracy", dangling), 0);
+    r = capture_run(0, "-f", "-o", dangling, "--recover", rec, NULL);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    free(r.err);
+    ck_assert_int_eq(lstat(dangling, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    check_has_zones(&t, nowhere);
+    ck_assert_int_eq(symlink("loop2", loop1), 0);
+    ck_assert_int_eq(symlink("loop1", loop2), 0);
+    r = capture_run(0, "-f", "-o", loop1, "--recover", rec, NULL);
+    ck_assert_msg(r.rc == 5, "rc %d: %s", r.rc, r.err);
     free(r.err);
 
     FILE *old = fopen(target, "w");
