@@ -15,14 +15,7 @@
 
 #include "progress.h"
 #include "util.h"
-
-/* An existing output that is not a file (a device such as /dev/null, a
- * FIFO): with -f the trace is written into it, not renamed over it. */
-static bool output_in_place(const options_t *o, const char *path)
-{
-    struct stat st;
-    return o->force && stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
-}
+#include "writer.h"
 
 bool output_takes_default_spool(const char *path)
 {
@@ -133,7 +126,7 @@ static int check_output(const options_t *o, const char *path)
         diag_error("output %s is a socket, which cannot be opened as a file", o->output);
         return EXIT_OUTPUT_UNWRITABLE;
     }
-    if (output_in_place(o, path)) {
+    if (o->force && writer_writes_in_place(path)) {
         /* a device or FIFO (-f): written in place at the end, as upstream does */
         if (access(path, W_OK) != 0) {
             diag_error("cannot write output file %s: %s", o->output, strerror(errno));

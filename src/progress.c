@@ -205,15 +205,15 @@ void progress_decoding(capture_t *c, const char *what, uint64_t left, uint64_t t
     const uint64_t now = uv_hrtime();
     if (console.line_shown && now - c->decoding_shown_t < 200000000ULL) return;
     c->decoding_shown_t = now;
+    const uint64_t decoded = total - (left < total ? left : total);
     char done[32], all[32], mem[32], span[32];
-    fmt_size(done, sizeof done, total - (left < total ? left : total));
+    fmt_size(done, sizeof done, decoded);
     fmt_size(all, sizeof all, total);
     fmt_size(mem, sizeof mem, process_rss());
     fmt_time(span, sizeof span, c->session.model.last_time);
     const bool col = console.out_color;
-    printf("\r%sDecoding %s: %s%5.1f%%%s (%s of %s) | Mem: %s | %s", ERASE_LINE, what,
-           col ? C_CYAN C_BOLD : "", total ? 100.0 * (double)(total - (left < total ? left : total)) / (double)total : 100.0,
-           col ? C_RESET : "", done, all, mem, span);
+    printf("\r%sDecoding %s: %s%5.1f%%%s (%s of %s) | Mem: %s | %s", ERASE_LINE, what, col ? C_CYAN C_BOLD : "",
+           total ? 100.0 * (double)decoded / (double)total : 100.0, col ? C_RESET : "", done, all, mem, span);
     fflush(stdout);
     console.line_shown = true;
 }

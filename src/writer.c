@@ -956,10 +956,14 @@ out:
     return rc;
 }
 
-int writer_save(const model_t *m, const char *path, save_opts_t *s)
+bool writer_writes_in_place(const char *path)
 {
     struct stat st;
-    if (s->replace && stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode)))
-        return save_in_place(m, path, s);
+    return stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode));
+}
+
+int writer_save(const model_t *m, const char *path, save_opts_t *s)
+{
+    if (s->replace && writer_writes_in_place(path)) return save_in_place(m, path, s);
     return save_beside_and_rename(m, path, s);
 }

@@ -28,4 +28,8 @@ typedef struct {
  * name is kept and named in s->err). */
 int writer_save(const model_t *m, const char *path, save_opts_t *s);
 
+/* Whether a save with s->replace writes into what is at path (a device
+ * or FIFO) instead of renaming a finished file over it. */
+bool writer_writes_in_place(const char *path);
+
 #endif
