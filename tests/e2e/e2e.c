@@ -1795,6 +1795,8 @@ START_TEST(killed_while_saving_leaves_no_temporary_file)
 }
 END_TEST
 
+/* ---- hostile clients and environments (issue 12) ------------------------------------ */
+
 static Suite *e2e_suite(void)
 {
     Suite *s = suite_create("end to end");
@@ -1849,6 +1851,13 @@ static Suite *e2e_suite(void)
     tcase_add_test(tc, spool_filling_the_disk_leaves_room_for_the_trace);
     tcase_add_test(tc, killed_while_saving_leaves_no_temporary_file);
     suite_add_tcase(s, tc);
+
+    /* Hostile clients and environments: descriptor and memory limits,
+     * absurd times, floods, files upstream's tools must open
+     * (CK_RUN_CASE=hostile runs these alone). */
+    TCase *hostile = tcase_create("hostile");
+    tcase_set_timeout(hostile, 60);
+    suite_add_tcase(s, hostile);
     return s;
 }
 
