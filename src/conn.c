@@ -207,7 +207,6 @@ outcome_t capture_outcome(const capture_t *c, bool input_ended)
     case SESSION_REJECTED:
         return s->status == HS_PROTOCOL_MISMATCH ? OUT_MISMATCH
                : s->status == HS_NOT_AVAILABLE   ? OUT_NOT_AVAILABLE
-               : s->status == HS_DROPPED         ? OUT_DROPPED
                                                  : OUT_NOT_TRACY;
     case SESSION_COMPLETE: return c->stop_requested ? OUT_STOPPED : OUT_COMPLETE;
     case SESSION_BROKEN: return OUT_BROKEN;

@@ -25,12 +25,13 @@
 
 #define PROTO_QUERY_PACKET_SIZE 13
 
+/* The status byte a client answers the handshake with. Upstream's server
+ * also names 0 (pending) and 4 (dropped), but only for its own state: no
+ * client sends them, so a peer that does is no Tracy client. */
 enum handshake_status {
-    HS_PENDING = 0,
     HS_WELCOME = 1,
     HS_PROTOCOL_MISMATCH = 2,
     HS_NOT_AVAILABLE = 3,
-    HS_DROPPED = 4,
 };
 
 enum welcome_flag {

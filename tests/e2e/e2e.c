@@ -1309,6 +1309,15 @@ START_TEST(peers_that_are_not_tracy_clients_are_named)
     ck_assert(!file_exists(t.out));
     free(r.err);
 
+    /* 4 is upstream's own "dropped" state, which no client sends */
+    fake_peer_start(&f, "\x04", 2);
+    r = capture_run(0, "-o", t.out, "-p", f.port, "--connect-timeout", "5", NULL);
+    fake_peer_stop(&f);
+    ck_assert_msg(r.rc == 1, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(strstr(r.err, "answered 0x04") && strstr(r.err, "no Tracy client"), "%s", r.err);
+    ck_assert(!file_exists(t.out));
+    free(r.err);
+
     fake_peer_start(&f, NULL, 3);
     r = capture_run(0, "-o", t.out, "-p", f.port, "--connect-timeout", "1", "-q", NULL);
     fake_peer_stop(&f);
