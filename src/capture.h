@@ -68,10 +68,12 @@ typedef struct capture {
     bool stop_requested;
     char stop_reason[64];
     char gave_up_on[256];         /* what was still missing at the end timeout */
+    bool gave_up_in_total;        /* ... which came in total, not for want of data */
 
     /* statistics */
     uint64_t t_start, t_connected, t_end, t_last_rx;   /* uv_hrtime() ns */
     uint64_t t_stop;                                   /* when the stop was requested */
+    uint64_t t_terminated;                             /* when the client's Terminate was decoded */
     uint64_t rx_bytes;
     int64_t mem_limit_bytes;
     uint64_t peak_rss;

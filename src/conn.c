@@ -270,6 +270,7 @@ static void feed_decoded(capture_t *c, const netdec_item_t *it)
 {
     session_feed_frame(&c->session, it->data, it->n, it->frame_no, it->offset, it->numbered);
     netdec_release(c->dec, it);
+    if (c->session.model.terminate && !c->t_terminated) c->t_terminated = uv_hrtime();
 }
 
 /* The decoder met a bad frame: the session is broken there. */
@@ -531,6 +532,23 @@ static void on_connect_timeout(uv_timer_t *t)
     finish(c, OUT_CONNECT_TIMEOUT);
 }
 
+/* The end wait is bounded by --end-timeout twice: without data (and
+ * without input left to decode: the client's end may be in it), and in
+ * total from the client's Terminate or our own stop request, whichever
+ * came first (a client that keeps streaming instead of ending, or sends
+ * KeepAlives instead of the answers it owes, must not keep us). Input
+ * received by then is still decoded (drain_decoder). */
+static bool end_wait_over(capture_t *c, uint64_t now)
+{
+    if (c->session.state != SESSION_STREAMING || !(c->stop_requested || c->t_terminated)) return false;
+    const uint64_t limit = (uint64_t)(c->opts->end_timeout * 1e9);
+    uint64_t began = c->t_terminated;
+    if (c->stop_requested && (!began || c->t_stop < began)) began = c->t_stop;
+    const bool idle = !c->dec || netdec_backlog(c->dec) == 0;
+    c->gave_up_in_total = now - began > limit;
+    return c->gave_up_in_total || (idle && now - c->t_last_rx > limit);
+}
+
 /* Every 100 ms: memory limit, the bounded end wait, progress. */
 static void on_tick(uv_timer_t *t)
 {
@@ -540,16 +558,7 @@ static void on_tick(uv_timer_t *t)
     if (rss > c->peak_rss) c->peak_rss = rss;
     if (c->mem_limit_bytes > 0 && (int64_t)rss > c->mem_limit_bytes) stop_at_memory_limit(c);
 
-    /* The end wait is bounded: after Terminate, by time without data (and
-     * without input left to decode: the client's end may be in it); after
-     * our own stop request, also in total (a client that keeps streaming
-     * instead of ending must not keep us). Input received by then is still
-     * decoded (drain_decoder). */
-    const uint64_t limit = (uint64_t)(c->opts->end_timeout * 1e9);
-    const bool ending = c->stop_requested || c->session.model.terminate;
-    const bool idle = !c->dec || netdec_backlog(c->dec) == 0;
-    if (ending && c->session.state == SESSION_STREAMING &&
-        ((idle && now - c->t_last_rx > limit) || (c->stop_requested && now - c->t_stop > limit))) {
+    if (end_wait_over(c, now)) {
         session_waiting(&c->session, c->gave_up_on, sizeof c->gave_up_on);
         finish(c, OUT_GAVE_UP);
         return;

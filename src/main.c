@@ -151,7 +151,10 @@ static int report_outcome(capture_t *c)
             diag_warn("the client did not end the session within %g s of the request (%s); saving what arrived",
                       o->end_timeout, c->stop_reason);
         else
-            diag_warn("stopped waiting after %g s without data from the client; still missing: %s",
+            diag_warn(c->gave_up_in_total ? "stopped waiting %g s after the client ended the session; still "
+                                            "missing: %s"
+                                          : "stopped waiting after %g s without data from the client; still "
+                                            "missing: %s",
                       o->end_timeout, c->gave_up_on[0] ? c->gave_up_on : "nothing");
         return EXIT_OK;
     case OUT_CLIENT_GONE:

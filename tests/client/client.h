@@ -33,6 +33,7 @@ enum tc_scenario {
     TC_SCEN_THREADS,
     TC_SCEN_STALL,
     TC_SCEN_STALL_RESET,        /* String queries unanswered, a stall, then a reset */
+    TC_SCEN_TRICKLE,            /* String queries unanswered, KeepAlives after Terminate */
     TC_SCEN_MALFORMED,
 };
 

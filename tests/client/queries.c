@@ -219,7 +219,8 @@ bool queries_answer(struct tc_client *c, const struct tc_query *q)
         return true;
     switch (q->type) {
     case TC_SQ_STRING:
-        if (c->opt.scenario != TC_SCEN_NO_ANSWER && c->opt.scenario != TC_SCEN_STALL_RESET)
+        if (c->opt.scenario != TC_SCEN_NO_ANSWER && c->opt.scenario != TC_SCEN_STALL_RESET &&
+            c->opt.scenario != TC_SCEN_TRICKLE)
             answer_string(c, TC_EV_STRING_DATA, q->ptr);
         break;
     case TC_SQ_THREAD_STRING:

@@ -819,6 +819,23 @@ static void run_stall(struct tc_client *c)
     session_abort(c, c->opt.scenario == TC_SCEN_STALL_RESET ? TC_ABORT_RESET : TC_ABORT_HALF_CLOSE);
 }
 
+/* trickle: complete frames with their String queries unanswered, then
+ * Terminate, then a KeepAlive every 300 ms until the server closes: data
+ * that keeps coming while the answer owed never does. */
+static void run_trickle(struct tc_client *c)
+{
+    struct gen g;
+    c->man.note = "String queries were deliberately left unanswered; KeepAlives follow the Terminate";
+    send_complete_frames(c, &g, 0);
+    wire_send_terminate(c);
+    c->terminate_sent = true;
+    while (wire_alive(c)) {
+        session_idle(c, 300);
+        ev_keep_alive(c);
+        wire_commit(c);
+    }
+}
+
 /* Complete frames first, then the failure. */
 static void run_failure(struct tc_client *c)
 {
@@ -866,6 +883,9 @@ void scenario_run(struct tc_client *c)
     case TC_SCEN_NO_ANSWER:
         c->man.note = "String queries were deliberately left unanswered";
         run_generated(c, &normal_flavor, 1000);
+        break;
+    case TC_SCEN_TRICKLE:
+        run_trickle(c);
         break;
     case TC_SCEN_STREAM:
         run_stream(c);
@@ -921,6 +941,7 @@ static const struct {
     { "garbage", TC_SCEN_GARBAGE },
     { "stall", TC_SCEN_STALL },
     { "stall-reset", TC_SCEN_STALL_RESET },
+    { "trickle", TC_SCEN_TRICKLE },
     { "not-available", TC_SCEN_NOT_AVAILABLE },
     { "drop", TC_SCEN_DROP },
     { "open-zones", TC_SCEN_OPEN_ZONES },
@@ -947,7 +968,7 @@ bool scenario_parse(const char *name, enum tc_scenario *out)
 
 const char *scenario_names(void)
 {
-    return "normal, example, stream, stall, stall-reset, disconnect-mid-frame, reset, garbage, not-available, "
+    return "normal, example, stream, stall, stall-reset, trickle, disconnect-mid-frame, reset, garbage, not-available, "
            "drop, open-zones, no-answer, everything, crash, on-demand, zones, memory, threads, "
            "malformed";
 }

@@ -1806,6 +1806,25 @@ END_TEST
 
 /* ---- hostile clients and environments (issue 12) ------------------------------------ */
 
+/* A client that ended its session and sends KeepAlives instead of the
+ * answers it owes: data keeps coming, yet the wait ends --end-timeout
+ * after the Terminate, naming what is missing, and everything is saved. */
+START_TEST(trickling_client_cannot_hold_the_end_wait)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", "trickle", "--manifest", t.manifest, NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", "--end-timeout", "1", NULL);
+    client_finish(&c);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(strstr(r.err, "stopped waiting 1 s after the client ended the session") &&
+                  strstr(r.err, "strings"), "%s", r.err);
+    ck_assert_msg(r.seconds < 6, "took %.1f s", r.seconds);
+    check_zones_as_sent(&t, t.out);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
 static Suite *e2e_suite(void)
 {
     Suite *s = suite_create("end to end");
@@ -1866,6 +1885,7 @@ static Suite *e2e_suite(void)
      * (CK_RUN_CASE=hostile runs these alone). */
     TCase *hostile = tcase_create("hostile");
     tcase_set_timeout(hostile, 60);
+    tcase_add_test(hostile, trickling_client_cannot_hold_the_end_wait);
     suite_add_tcase(s, hostile);
     return s;
 }
