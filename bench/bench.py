@@ -148,6 +148,22 @@ def wire_limit(recording):
     return dt
 
 
+def ensure_built(build):
+    """Build (or bring up to date) the programs the benchmark runs; exit
+    with a message saying how when that cannot be done."""
+    targets = ["src/tracy-capture", "tests/client/tracy-test-client", "bench/bench-limits"]
+    if not os.path.exists(os.path.join(build, "build.ninja")):
+        sys.exit("bench.py: %s is no meson build directory: run 'meson setup %s' first (or name one with --build)"
+                 % (build, build))
+    try:
+        r = subprocess.run(["meson", "compile", "-C", build] + targets, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+    except FileNotFoundError:
+        sys.exit("bench.py: meson is not installed; it builds %s" % ", ".join(targets))
+    if r.returncode != 0:
+        sys.exit("bench.py: building %s in %s failed:\n%s" % (", ".join(targets), build, r.stderr.strip()))
+
+
 def fmt_row(name, vals):
     return "  %-9s %8.2f %8.2f %8.2f %8.2f %8.2f %9.0f %9.1f" % (name, *vals[:5], vals[5] / 2**20, vals[6] / 1e6)
 
@@ -160,6 +176,10 @@ def main():
     ap.add_argument("--cache", default=os.path.join(ROOT, "build", "bench-cache"))
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     args = ap.parse_args()
+    ensure_built(args.build)
+    if not os.path.exists(REPLAY):
+        sys.exit("bench.py: %s is missing: the benchmark replays its sessions with it (../shared beside the project)"
+                 % os.path.normpath(REPLAY))
     upstream = os.environ.get("TRACY_UPSTREAM_CAPTURE")
     ours = os.path.join(args.build, "src", "tracy-capture")
     limits = os.path.join(args.build, "bench", "bench-limits")
