@@ -32,10 +32,12 @@ typedef struct {
     bool readable;               /* a regular file opened for reading back, too */
 } spool_t;
 
-/* Create the spool at path. An existing file is refused unless `force`
- * (it may be the only copy of an earlier, killed capture); an existing
- * FIFO or character device is simply opened. Returns 0, or an errno
- * value. */
+/* Create the spool at path, locked (flock) while it is open. An existing
+ * file is refused (EEXIST) unless `force` (it may be the only copy of an
+ * earlier, killed capture), or it is empty (a capture killed or failed
+ * before any byte came: nothing to lose); one another capture holds open
+ * is refused even with `force` (EBUSY); an existing FIFO or character
+ * device is simply opened. Returns 0, or an errno value. */
 int spool_open(spool_t *s, const char *path, bool force);
 /* Append bytes. Called by one thread at a time. A FIFO or device that is
  * full is waited for, but one that takes nothing for 10 s fails the spool
