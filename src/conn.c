@@ -442,7 +442,7 @@ static bool start_decoding(capture_t *c)
         diag_warn("cannot start the thread that writes the spool %s: %s; capturing goes on without the spool "
                   "(a capture killed from now on cannot be recovered)", c->spool.path,
                   strerror_limit(err, why, sizeof why));
-        spool_abandon(&c->spool);   /* removed at the end */
+        spool_remove(&c->spool);
         c->spool_warned = true;
     }
     warn_spool_failure(c);      /* it may have failed on the handshake */

@@ -155,10 +155,18 @@ void spool_empty(spool_t *s)
     if (s->fd >= 0 && s->regular) (void)ftruncate(s->fd, 0);
 }
 
+void spool_remove(spool_t *s)
+{
+    s->abandoned = true;
+    if (s->fd < 0 || !s->regular || s->removed) return;
+    (void)unlink(s->path);
+    s->removed = true;
+}
+
 void spool_close(spool_t *s, bool keep)
 {
     if (s->fd < 0) return;
     close(s->fd);
     s->fd = -1;
-    if ((!keep || s->abandoned) && s->regular) unlink(s->path);
+    if ((!keep || s->abandoned) && s->regular && !s->removed) unlink(s->path);
 }

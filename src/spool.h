@@ -28,6 +28,7 @@ typedef struct {
     int err;                     /* first write error (errno), then nothing more is written */
     bool regular;                /* a regular file (a FIFO or device is never removed) */
     bool abandoned;              /* failed and given up (spool_abandon): removed at close */
+    bool removed;                /* its name already removed (spool_remove) */
     atomic_bool stop_waiting;    /* spool_stop_waiting was called */
     bool readable;               /* a regular file opened for reading back, too */
 } spool_t;
@@ -57,6 +58,10 @@ int spool_read_at(const spool_t *s, uint64_t at, void *p, size_t n);
  * file: truncated). Call when no thread writes or reads it any more. */
 void spool_abandon(spool_t *s);
 void spool_empty(spool_t *s);
+/* Give up a spool nothing will be written to at once: abandoned, and a
+ * regular file's name removed now, so that no exit, however abrupt, leaves
+ * it in the next capture's way. */
+void spool_remove(spool_t *s);
 /* Close; remove the file unless `keep` (an abandoned one always) or it is not a regular file (a
  * FIFO or a device named with --spool stays where it was). */
 void spool_close(spool_t *s, bool keep);
