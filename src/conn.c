@@ -769,8 +769,7 @@ static bool setup_loop(capture_t *c)
     }
     const int rc = uv_loop_init(&c->loop_store);
     if (rc < 0) {
-        setup_failed(c, rc, "cannot set up the event loop");
-        c->outcome = OUT_CANNOT_RUN;    /* (finish() needs no loop for that) */
+        setup_failed(c, rc, "cannot set up the event loop");   /* (finish() touches no handle yet) */
         return false;
     }
     c->loop = &c->loop_store;
