@@ -29,13 +29,16 @@ typedef enum {
     OUT_CONNECT_TIMEOUT,  /* nobody answered within --connect-timeout */
     OUT_RESOLVE_FAILED,   /* the address does not resolve */
     OUT_NOT_TRACY,        /* the peer's first byte is no handshake status */
+    OUT_CANNOT_RUN,       /* a descriptor, thread or memory the capture needs is not to be had (start_error) */
 } outcome_t;
 
 typedef struct capture {
     const options_t *opts;
     char *save_path;              /* where the trace goes: the output, or the file its link names */
     session_t session;
-    uv_loop_t *loop;
+    uv_loop_t *loop;              /* &loop_store once it is set up */
+    uv_loop_t loop_store;
+    char start_error[512];        /* OUT_CANNOT_RUN: what could not be had, and why */
 
     /* connection */
     uv_getaddrinfo_t resolver;
@@ -91,7 +94,9 @@ typedef struct capture {
  * input_ended: no byte will follow (EOF, a reset, the end of a recording). */
 outcome_t capture_outcome(const capture_t *c, bool input_ended);
 
-/* Connect, capture until the session ends, and fill in c->outcome. */
+/* Connect, capture until the session ends, and fill in c->outcome
+ * (OUT_CANNOT_RUN when the event loop, the connection's socket or the
+ * decoder thread cannot be had). */
 void conn_run(capture_t *c);
 
 /* Resident memory of this process in bytes (0 if unknown). */

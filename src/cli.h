@@ -9,6 +9,7 @@
 enum exit_code {
     EXIT_OK = 0,
     EXIT_USAGE = 1,            /* usage error, or protocol mismatch */
+    EXIT_CANNOT_RUN = 1,       /* a descriptor, thread or memory needed to start cannot be had (ulimit) */
     EXIT_NOT_AVAILABLE = 2,    /* client already served another server */
     EXIT_DROPPED = 3,          /* client dropped the connection during the handshake */
     EXIT_OUTPUT_EXISTS = 4,    /* output exists and no -f */

@@ -4,7 +4,9 @@
  * bytes go to session_feed(). */
 #include "capture.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -44,6 +46,7 @@ static void warn_spool_failure(capture_t *c)
 
 static void finish(capture_t *c, outcome_t outcome);
 static void on_stop_timer(uv_timer_t *t);
+static void warn_spool_failure(capture_t *c);
 static void try_connect(capture_t *c);
 static void on_retry(uv_timer_t *t);
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
@@ -171,6 +174,73 @@ static void finish(capture_t *c, outcome_t outcome)
     }
     close_all(c);
 }
+
+/* ---- what the capture cannot run without ------------------------------------------------ */
+
+/* The errno of a libuv error that says this process or machine is short
+ * of something (descriptors, memory, buffers), or 0. Such an error is no
+ * client missing yet: retrying it would only wait forever. */
+static int shortage_errno(int uverr)
+{
+    switch (uverr) {
+    case UV_EMFILE: return EMFILE;
+    case UV_ENFILE: return ENFILE;
+    case UV_ENOMEM: case UV_EAI_MEMORY: return ENOMEM;
+    case UV_ENOBUFS: return ENOBUFS;
+    default: return 0;
+    }
+}
+
+/* Whether n descriptors are free (nothing else opens any meanwhile, so
+ * they stay free for what follows). Returns 0, or the errno of the
+ * shortage. */
+static int check_free_descriptors(int n)
+{
+    int fds[4], got = 0, err = 0;
+    while (got < n && got < 4 && !err) {
+        fds[got] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fds[got] < 0) err = errno;
+        else got++;
+    }
+    while (got > 0) close(fds[--got]);
+    return err;
+}
+
+/* End the capture: `what` cannot be had, for the reason errno `err` says
+ * (with the limit that explains it). */
+static void cannot_run(capture_t *c, const char *what, int err)
+{
+    char why[160];
+    snprintf(c->start_error, sizeof c->start_error, "%s: %s", what, strerror_limit(err, why, sizeof why));
+    finish(c, OUT_CANNOT_RUN);
+}
+
+static void cannot_look_up(capture_t *c, int err)
+{
+    char what[256];
+    snprintf(what, sizeof what, "cannot look up the address %.200s", c->opts->address);
+    cannot_run(c, what, err);
+}
+
+/* A failed libuv call during set-up: say what, and end the capture.
+ * Returns whether it failed. */
+static bool setup_failed(capture_t *c, int uverr, const char *what)
+{
+    if (uverr >= 0) return false;
+    const int err = shortage_errno(uverr);
+    if (err) {
+        cannot_run(c, what, err);
+    } else {
+        snprintf(c->start_error, sizeof c->start_error, "%s: %s", what, uv_strerror(uverr));
+        finish(c, OUT_CANNOT_RUN);
+    }
+    return true;
+}
+
+/* The decoder thread, and the spool's, once the welcome is in. Returns
+ * false (the capture ends) when the decoder cannot start; a spool whose
+ * thread cannot start is given up, and the capture goes on without it. */
+static bool start_decoding(capture_t *c);
 
 /* ---- reading ---------------------------------------------------------------------------- */
 
@@ -344,12 +414,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
             return;
         }
         on_welcome(c);
-        c->dec = netdec_start(session_frames_offset(&c->session), notify_decoded, c);
-        netdec_spool(c->dec, &c->spool);
-        warn_spool_failure(c);      /* it may have failed on the handshake */
-        /* The decoder thread also prepares memory for the zone logs. */
-        c->session.model.chunk_pool = chunkpool_new(ZLOG_POOL_CHUNK, 8);
-        netdec_refill(c->dec, c->session.model.chunk_pool);
+        if (!start_decoding(c)) return;
     }
     if (p == c->rxbuf && n >= c->rxcap / 4) {
         netdec_push_owned(c->dec, c->rxbuf, n, c->rxcap);   /* a big read: no copy */
@@ -361,6 +426,30 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         c->reading_paused = true;
         uv_read_stop(s);
     }
+}
+
+static bool start_decoding(capture_t *c)
+{
+    int err;
+    c->dec = netdec_start(session_frames_offset(&c->session), notify_decoded, c, &err);
+    if (!c->dec) {
+        cannot_run(c, "cannot start the decoder thread", err);
+        return false;
+    }
+    err = netdec_spool(c->dec, &c->spool);
+    if (err) {
+        char why[160];
+        diag_warn("cannot start the thread that writes the spool %s: %s; capturing goes on without the spool "
+                  "(a capture killed from now on cannot be recovered)", c->spool.path,
+                  strerror_limit(err, why, sizeof why));
+        spool_remove(&c->spool);
+        c->spool_warned = true;
+    }
+    warn_spool_failure(c);      /* it may have failed on the handshake */
+    /* The decoder thread also prepares memory for the zone logs. */
+    c->session.model.chunk_pool = chunkpool_new(ZLOG_POOL_CHUNK, 8);
+    netdec_refill(c->dec, c->session.model.chunk_pool);
+    return true;
 }
 
 /* ---- connecting -------------------------------------------------------------------------- */
@@ -389,6 +478,10 @@ static void on_connected(uv_connect_t *req, int status)
 {
     capture_t *c = req->data;
     if (c->finishing) return;
+    if (shortage_errno(status)) {
+        cannot_run(c, "cannot connect", shortage_errno(status));
+        return;
+    }
     if (status < 0) {
         snprintf(c->connect_error, sizeof c->connect_error, "%s", uv_strerror(status));
         close_for_retry(c);
@@ -418,11 +511,15 @@ static void try_connect(capture_t *c)
     struct addrinfo *ai = c->addr_next;
     c->addr_next = ai->ai_next;
     c->connect_attempts++;
-    uv_tcp_init(c->loop, &c->tcp);
+    if (setup_failed(c, uv_tcp_init(c->loop, &c->tcp), "cannot set up the connection")) return;
     c->tcp.data = c;
     c->tcp_open = true;
     c->connect_req.data = c;
     int rc = uv_tcp_connect(&c->connect_req, &c->tcp, ai->ai_addr, on_connected);
+    if (shortage_errno(rc)) {
+        cannot_run(c, "cannot create the connection's socket", shortage_errno(rc));
+        return;
+    }
     if (rc < 0) {
         snprintf(c->connect_error, sizeof c->connect_error, "%s", uv_strerror(rc));
         close_for_retry(c);
@@ -435,6 +532,17 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
     c->resolving = false;
     if (c->finishing) {
         if (res) uv_freeaddrinfo(res);
+        return;
+    }
+    if (shortage_errno(status)) {
+        cannot_look_up(c, shortage_errno(status));
+        return;
+    }
+    /* the C library says a name it could not look up for want of a
+     * descriptor (for /etc/hosts) is unknown */
+    const int short_of = status < 0 ? check_free_descriptors(1) : 0;
+    if (short_of) {
+        cannot_look_up(c, short_of);
         return;
     }
     if (status < 0) {
@@ -451,12 +559,31 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
     try_connect(c);
 }
 
+/* A numeric address needs no lookup, so no thread of libuv's pool (which
+ * ends the process when it cannot start one, as under ulimit -v): it is
+ * converted here. Returns whether it was numeric. */
+static bool resolve_numeric(capture_t *c)
+{
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                              .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
+    struct addrinfo *res = NULL;
+    if (getaddrinfo(c->opts->address, c->opts->port, &hints, &res) != 0 || !res) return false;
+    c->addrs = c->addr_next = res;
+    try_connect(c);
+    return true;
+}
+
 static void start_resolve(capture_t *c)
 {
+    if (resolve_numeric(c)) return;
     c->resolver.data = c;
     struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
     int rc = uv_getaddrinfo(c->loop, &c->resolver, on_resolved, c->opts->address, c->opts->port, &hints);
     c->resolving = rc == 0;
+    if (shortage_errno(rc)) {
+        cannot_look_up(c, shortage_errno(rc));
+        return;
+    }
     if (rc < 0) {
         snprintf(c->connect_error, sizeof c->connect_error, "%s", uv_strerror(rc));
         finish(c, OUT_RESOLVE_FAILED);
@@ -630,32 +757,63 @@ static void drain_decoder(capture_t *c)
         c->outcome = capture_outcome(c, true);
 }
 
-void conn_run(capture_t *c)
-{
-    c->loop = uv_default_loop();
-    c->rxcap = 256u << 10;
-    c->rxbuf = xmalloc(c->rxcap);
-    c->t_start = c->t_last_rx = uv_hrtime();
-    session_init(&c->session, on_query_bytes, c);
+/* The descriptors libuv's first loop takes before any it could fail
+ * without harm: the loop's epoll descriptor, then the pipe libuv makes
+ * once per process for its signal handling, whose failure aborts the
+ * process (libuv 1.44: uv__signal_global_init). */
+#define LOOP_FIRST_DESCRIPTORS 3
 
-    uv_async_init(c->loop, &c->decoded, on_decoded);
+/* The loop, and every handle of it the capture uses; false (the reason
+ * in c->start_error, c->outcome OUT_CANNOT_RUN) if any cannot be had. */
+static bool setup_loop(capture_t *c)
+{
+    const int err = check_free_descriptors(LOOP_FIRST_DESCRIPTORS);
+    if (err) {
+        char why[160];
+        snprintf(c->start_error, sizeof c->start_error, "cannot set up the event loop: %s",
+                 strerror_limit(err, why, sizeof why));
+        c->outcome = OUT_CANNOT_RUN;
+        return false;
+    }
+    const int rc = uv_loop_init(&c->loop_store);
+    if (rc < 0) {
+        setup_failed(c, rc, "cannot set up the event loop");   /* (finish() touches no handle yet) */
+        return false;
+    }
+    c->loop = &c->loop_store;
+    if (setup_failed(c, uv_async_init(c->loop, &c->decoded, on_decoded), "cannot set up the event loop's wake-up"))
+        return false;
     c->decoded.data = c;
     uv_timer_t *timers[] = { &c->retry_timer, &c->connect_timer, &c->stop_timer, &c->tick_timer };
     for (size_t i = 0; i < 4; i++) {
-        uv_timer_init(c->loop, timers[i]);
+        if (setup_failed(c, uv_timer_init(c->loop, timers[i]), "cannot set up a timer")) return false;
         timers[i]->data = c;
     }
     const int signums[3] = { SIGINT, SIGTERM, SIGHUP };
     for (int i = 0; i < 3; i++) {
-        uv_signal_init(c->loop, &c->signals[i]);
+        if (setup_failed(c, uv_signal_init(c->loop, &c->signals[i]), "cannot set up the signal handling")) return false;
         c->signals[i].data = c;
-        uv_signal_start(&c->signals[i], on_signal, signums[i]);
+        if (setup_failed(c, uv_signal_start(&c->signals[i], on_signal, signums[i]), "cannot set up the signal handling"))
+            return false;
     }
     if (c->opts->connect_timeout >= 0)
         uv_timer_start(&c->connect_timer, on_connect_timeout, (uint64_t)(c->opts->connect_timeout * 1000), 0);
     uv_timer_start(&c->tick_timer, on_tick, TICK_MS, TICK_MS);
+    return true;
+}
 
-    start_resolve(c);
+void conn_run(capture_t *c)
+{
+    c->rxcap = 256u << 10;
+    c->rxbuf = xmalloc(c->rxcap);
+    c->t_start = c->t_last_rx = uv_hrtime();
+    session_init(&c->session, on_query_bytes, c);
+    if (!setup_loop(c) && !c->loop) {
+        free(c->rxbuf);
+        c->rxbuf = NULL;
+        return;
+    }
+    if (!c->finishing) start_resolve(c);
     uv_run(c->loop, UV_RUN_DEFAULT);
     if (c->dec) {
         if (c->outcome != OUT_ABORTED && !c->save_at_once) drain_decoder(c);

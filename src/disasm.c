@@ -1,10 +1,24 @@
 /* disasm.c - symbol code disassembly with Capstone (see disasm.h). */
 #include "disasm.h"
 
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "util.h"
 
 #ifdef HAVE_CAPSTONE
 #include <capstone/capstone.h>
+
+/* Capstone allocates with our checked allocators: it does not survive a
+ * failed allocation of its own (a crash inside cs_disasm under ulimit -v),
+ * and running out of memory ends the capture as anywhere else here. */
+static void use_checked_allocation(void)
+{
+    cs_opt_mem mem = { .malloc = xmalloc, .calloc = xcalloc, .realloc = xrealloc, .free = free,
+                       .vsnprintf = vsnprintf };
+    cs_option(0, CS_OPT_MEM, (size_t)&mem);
+}
 
 /* The immediate operand of a single-operand jump or call, or 0. */
 static uint64_t branch_target(uint8_t arch, const cs_detail *d)
@@ -52,6 +66,7 @@ size_t disasm_code(uint8_t arch, const uint8_t *code, size_t n, uint64_t addr, d
     default: return 0;
     }
     csh handle;
+    use_checked_allocation();
     if (cs_open(a, mode, &handle) != CS_ERR_OK) return 0;
     cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
     cs_insn *insn;

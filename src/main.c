@@ -54,6 +54,16 @@ static int open_spool(capture_t *c, const options_t *o, char **path)
                    "'tracy-capture --recover %s -o FILE', or use -f to overwrite it", *path, *path);
         return EXIT_OUTPUT_EXISTS;
     }
+    if (err == EBUSY) {
+        diag_error("spool %s is being written by another capture that is running; use --spool PATH for this "
+                   "one", *path);
+        return EXIT_OUTPUT_EXISTS;
+    }
+    if (err == EMFILE || err == ENFILE || err == ENOMEM) {
+        char why[160];
+        diag_error("cannot open the spool %s: %s", *path, strerror_limit(err, why, sizeof why));
+        return EXIT_CANNOT_RUN;
+    }
     if (err) {
         diag_error("cannot create spool %s: %s (use --spool PATH or --no-spool)", *path, strerror(err));
         return EXIT_OUTPUT_UNWRITABLE;
@@ -72,10 +82,12 @@ static void close_spool(capture_t *c, bool saved)
      * decoded */
     struct stat st;
     const bool there = fstat(s->fd, &st) == 0 && st.st_nlink > 0;
-    const bool whole = !s->err && s->regular && there && c->session.welcomed;
+    /* a capture that could not start decoding holds no session worth
+     * recovering: its spool would only be in the next one's way */
+    const bool began = c->session.welcomed && c->outcome != OUT_CANNOT_RUN;
+    const bool whole = !s->err && !s->abandoned && s->regular && there && began;
     const bool dropped = whole && saved && c->input_dropped;
-    const bool keep = (c->session.welcomed && (!saved || c->opts->keep_spool) && !s->abandoned && s->regular) ||
-                      dropped;
+    const bool keep = (began && (!saved || c->opts->keep_spool) && !s->abandoned && s->regular) || dropped;
     if (s->err) {
         const char *fate = s->abandoned && s->regular ? "; it was given up and removed to free its space"
                            : keep                     ? "; it holds only those"
@@ -210,6 +222,9 @@ static int report_outcome(capture_t *c)
     case OUT_RESOLVE_FAILED:
         diag_error("cannot resolve address %s: %s", o->address, c->connect_error);
         return EXIT_USAGE;
+    case OUT_CANNOT_RUN:
+        diag_error("%s; nothing was captured", c->start_error);
+        return EXIT_CANNOT_RUN;
     case OUT_NONE:
         break;
     }
@@ -332,7 +347,7 @@ int main(int argc, char **argv)
     }
     rc = report_outcome(c);
     bool saved = false;
-    if (c->session.welcomed) {
+    if (c->session.welcomed && c->outcome != OUT_CANNOT_RUN) {
         report_failures(&c->session.model);
         rc = save_trace(c, rc);
         saved = rc != EXIT_SAVE_FAILED;

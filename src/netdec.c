@@ -271,7 +271,21 @@ static void *spool_main(void *arg)
     return NULL;
 }
 
-netdec_t *netdec_start(uint64_t base_offset, void (*notify)(void *ctx), void *ctx)
+/* Free what netdec_start made before its thread. */
+static void free_unstarted(netdec_t *d)
+{
+    for (int i = 0; i < NETDEC_SLOTS; i++) free(d->buf[i]);
+    frame_decoder_free(&d->frames);
+    csdedup_free(&d->dedup);
+    pthread_mutex_destroy(&d->lock);
+    pthread_cond_destroy(&d->input);
+    pthread_cond_destroy(&d->space);
+    pthread_cond_destroy(&d->to_spool);
+    pthread_cond_destroy(&d->ready);
+    free(d);
+}
+
+netdec_t *netdec_start(uint64_t base_offset, void (*notify)(void *ctx), void *ctx, int *err)
 {
     netdec_t *d = xcalloc(1, sizeof *d);
     pthread_mutex_init(&d->lock, NULL);
@@ -284,9 +298,10 @@ netdec_t *netdec_start(uint64_t base_offset, void (*notify)(void *ctx), void *ct
     for (int i = 0; i < NETDEC_SLOTS; i++) d->buf[i] = xmalloc(PROTO_TARGET_FRAME_SIZE);
     d->notify = notify;
     d->ctx = ctx;
-    if (pthread_create(&d->thread, NULL, decoder_main, d) != 0) {
-        fprintf(stderr, "tracy-capture: cannot start the decoder thread\n");
-        exit(7);
+    *err = pthread_create(&d->thread, NULL, decoder_main, d);
+    if (*err) {
+        free_unstarted(d);
+        return NULL;
     }
     return d;
 }
@@ -298,9 +313,9 @@ void netdec_refill(netdec_t *d, chunkpool_t *pool)
     pthread_mutex_unlock(&d->lock);
 }
 
-void netdec_spool(netdec_t *d, spool_t *spool)
+int netdec_spool(netdec_t *d, spool_t *spool)
 {
-    if (!spool || spool->fd < 0) return;
+    if (!spool || spool->fd < 0) return 0;
     pthread_mutex_lock(&d->lock);
     d->spool = spool;
     d->spill_ok = spool->readable && !spool->err;
@@ -308,11 +323,16 @@ void netdec_spool(netdec_t *d, spool_t *spool)
     const bool empty_spool = release_failed_spool(d);
     pthread_mutex_unlock(&d->lock);
     if (empty_spool) spool_empty(spool);
-    d->spool_started = pthread_create(&d->spool_thread, NULL, spool_main, d) == 0;
-    if (!d->spool_started) {
-        fprintf(stderr, "tracy-capture: cannot start the spool thread\n");
-        exit(7);
+    const int err = pthread_create(&d->spool_thread, NULL, spool_main, d);
+    d->spool_started = err == 0;
+    if (err) {
+        /* no thread reads d->spool: pushed bytes count as spooled */
+        pthread_mutex_lock(&d->lock);
+        d->spool = NULL;
+        d->spill_ok = false;
+        pthread_mutex_unlock(&d->lock);
     }
+    return err;
 }
 
 void netdec_push(netdec_t *d, const uint8_t *p, size_t n)
@@ -457,14 +477,6 @@ void netdec_stop(netdec_t *d)
         free(c->data);
         free(c);
     }
-    for (int i = 0; i < NETDEC_SLOTS; i++) free(d->buf[i]);
     free(d->readback);
-    frame_decoder_free(&d->frames);
-    csdedup_free(&d->dedup);
-    pthread_mutex_destroy(&d->lock);
-    pthread_cond_destroy(&d->input);
-    pthread_cond_destroy(&d->space);
-    pthread_cond_destroy(&d->to_spool);
-    pthread_cond_destroy(&d->ready);
-    free(d);
+    free_unstarted(d);
 }

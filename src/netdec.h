@@ -41,15 +41,18 @@ typedef struct {
 } netdec_item_t;
 
 /* Start the thread. base_offset: stream offset of the first frame byte.
- * notify(ctx) is called from the decoder thread when items are ready. */
-netdec_t *netdec_start(uint64_t base_offset, void (*notify)(void *ctx), void *ctx);
+ * notify(ctx) is called from the decoder thread when items are ready.
+ * NULL, with *err the errno, when the thread cannot start. */
+netdec_t *netdec_start(uint64_t base_offset, void (*notify)(void *ctx), void *ctx, int *err);
 /* Also keep this pool of zone-log chunks topped up between frames. */
 void netdec_refill(netdec_t *d, chunkpool_t *pool);
 /* Append every byte pushed from now on to this spool, on a thread of its
  * own (bytes still queued at netdec_stop too). Bytes waiting to be decoded
  * beyond a few MB are then dropped from memory once spooled and read back
- * from the spool in their turn. Call before the first push. */
-void netdec_spool(netdec_t *d, spool_t *spool);
+ * from the spool in their turn. Call before the first push. Returns 0, or
+ * the errno of the spool thread that cannot start: then nothing is
+ * spooled (the caller gives the spool up) and everything else works. */
+int netdec_spool(netdec_t *d, spool_t *spool);
 /* Queue raw bytes (copied). */
 void netdec_push(netdec_t *d, const uint8_t *p, size_t n);
 /* Queue the first n bytes of a malloc'ed buffer of `size` bytes, which

@@ -138,6 +138,12 @@ static int check_output(const options_t *o, const char *path)
     char *probe = xmalloc(len + 16);
     snprintf(probe, len + 16, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(probe);
+    if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM)) {
+        char why[160];
+        diag_error("cannot open a temporary file beside %s: %s", o->output, strerror_limit(errno, why, sizeof why));
+        free(probe);
+        return EXIT_CANNOT_RUN;
+    }
     if (fd < 0) {
         char *copy = xstrdup(path);
         diag_error("cannot write output file %s: directory %s: %s", o->output, dirname(copy), strerror(errno));

@@ -33,6 +33,7 @@ typedef struct {
     netdec_t *dec;
     wakeup_t wake;
     bool input_done, ended, read_error;
+    bool start_failed;          /* the decoder thread could not start (c->start_error) */
     bool show;                  /* a progress line (on a terminal) */
     uint64_t size;              /* of the recording, for the progress line */
 } recovery_t;
@@ -73,7 +74,15 @@ static void feed_handshake(recovery_t *r)
     while (s->state == SESSION_HANDSHAKE && (n = read_chunk(r)) > 0) {
         const size_t used = session_feed_handshake(s, r->buf, n);
         if (s->state != SESSION_STREAMING) continue;
-        r->dec = netdec_start(session_frames_offset(s), on_decoded, &r->wake);
+        int err;
+        r->dec = netdec_start(session_frames_offset(s), on_decoded, &r->wake, &err);
+        if (!r->dec) {
+            char why[160];
+            snprintf(r->c->start_error, sizeof r->c->start_error, "cannot start the decoder thread: %s",
+                     strerror_limit(err, why, sizeof why));
+            r->start_failed = true;
+            return;
+        }
         s->model.chunk_pool = chunkpool_new(ZLOG_POOL_CHUNK, 8);
         netdec_refill(r->dec, s->model.chunk_pool);
         netdec_push(r->dec, r->buf + used, n - used);
@@ -159,7 +168,7 @@ int recover_run(capture_t *c, const char *path)
     if (r.read_error)
         diag_warn("reading recording %s failed after %llu bytes; using what was read", path,
                   (unsigned long long)c->rx_bytes);
-    c->outcome = capture_outcome(c, true);
+    c->outcome = r.start_failed ? OUT_CANNOT_RUN : capture_outcome(c, true);
     c->t_end = uv_hrtime();
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,21 +24,40 @@ static int open_rw(const char *path, int flags)
     return fd;
 }
 
+/* An existing file at the spool's path, opened: a FIFO or device holds
+ * no earlier capture and is simply used; a regular file is locked first
+ * (a capture holds its spool's lock while it runs: EBUSY), then taken if
+ * it is empty (left by a capture killed before any byte came, or one that
+ * could not start) or with force (truncated). Returns 0 or an errno
+ * value (the caller closes fd). */
+static int take_existing(int fd, const struct stat *st, bool force)
+{
+    if (S_ISFIFO(st->st_mode) || S_ISCHR(st->st_mode)) return 0;
+    if (!S_ISREG(st->st_mode)) return force ? 0 : EEXIST;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) return EBUSY;
+    if (st->st_size == 0) return 0;
+    if (!force) return EEXIST;
+    return ftruncate(fd, 0) == 0 ? 0 : errno;
+}
+
 int spool_open(spool_t *s, const char *path, bool force)
 {
     *s = (spool_t){ .fd = -1, .path = path };
-    int fd = open_rw(path, O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL));
-    /* an existing FIFO or device holds no earlier capture: just open it */
-    struct stat st;
-    bool reopened = false;
-    if (fd < 0 && errno == EEXIST && stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
+    int fd = open_rw(path, O_CREAT | O_EXCL | O_CLOEXEC);
+    const bool created = fd >= 0;
+    if (fd < 0 && errno == EEXIST) {
         fd = open_rw(path, O_CLOEXEC);
-        reopened = true;
+        if (fd < 0 && !force && errno != EMFILE && errno != ENFILE && errno != ENOMEM) return EEXIST;
     }
     if (fd < 0) return errno;
-    if (fstat(fd, &st) != 0 || (reopened && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode))) {
-        close(fd);              /* replaced by a regular file meanwhile: that needs -f */
-        return EEXIST;
+    struct stat st;
+    int err = fstat(fd, &st) != 0 ? errno : created ? 0 : take_existing(fd, &st, force);
+    /* the lock says the spool is in use (failing where locks are not
+     * supported, which leaves only that protection out) */
+    if (!err && created) (void)flock(fd, LOCK_EX | LOCK_NB);
+    if (err) {
+        close(fd);
+        return err;
     }
     s->fd = fd;
     s->regular = S_ISREG(st.st_mode);
@@ -135,10 +155,18 @@ void spool_empty(spool_t *s)
     if (s->fd >= 0 && s->regular) (void)ftruncate(s->fd, 0);
 }
 
+void spool_remove(spool_t *s)
+{
+    s->abandoned = true;
+    if (s->fd < 0 || !s->regular || s->removed) return;
+    (void)unlink(s->path);
+    s->removed = true;
+}
+
 void spool_close(spool_t *s, bool keep)
 {
     if (s->fd < 0) return;
     close(s->fd);
     s->fd = -1;
-    if ((!keep || s->abandoned) && s->regular) unlink(s->path);
+    if ((!keep || s->abandoned) && s->regular && !s->removed) unlink(s->path);
 }

@@ -28,14 +28,17 @@ typedef struct {
     int err;                     /* first write error (errno), then nothing more is written */
     bool regular;                /* a regular file (a FIFO or device is never removed) */
     bool abandoned;              /* failed and given up (spool_abandon): removed at close */
+    bool removed;                /* its name already removed (spool_remove) */
     atomic_bool stop_waiting;    /* spool_stop_waiting was called */
     bool readable;               /* a regular file opened for reading back, too */
 } spool_t;
 
-/* Create the spool at path. An existing file is refused unless `force`
- * (it may be the only copy of an earlier, killed capture); an existing
- * FIFO or character device is simply opened. Returns 0, or an errno
- * value. */
+/* Create the spool at path, locked (flock) while it is open. An existing
+ * file is refused (EEXIST) unless `force` (it may be the only copy of an
+ * earlier, killed capture), or it is empty (a capture killed or failed
+ * before any byte came: nothing to lose); one another capture holds open
+ * is refused even with `force` (EBUSY); an existing FIFO or character
+ * device is simply opened. Returns 0, or an errno value. */
 int spool_open(spool_t *s, const char *path, bool force);
 /* Append bytes. Called by one thread at a time. A FIFO or device that is
  * full is waited for, but one that takes nothing for 10 s fails the spool
@@ -55,6 +58,10 @@ int spool_read_at(const spool_t *s, uint64_t at, void *p, size_t n);
  * file: truncated). Call when no thread writes or reads it any more. */
 void spool_abandon(spool_t *s);
 void spool_empty(spool_t *s);
+/* Give up a spool nothing will be written to at once: abandoned, and a
+ * regular file's name removed now, so that no exit, however abrupt, leaves
+ * it in the next capture's way. */
+void spool_remove(spool_t *s);
 /* Close; remove the file unless `keep` (an abandoned one always) or it is not a regular file (a
  * FIFO or a device named with --spool stays where it was). */
 void spool_close(spool_t *s, bool keep);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "util.h"
 
@@ -32,14 +33,26 @@ static void fail(tfile_t *t, int err, const char *what)
     }
 }
 
-/* Compress chunk k with its stream's context; returns whether it failed. */
-static bool compress_chunk(const tfile_t *t, uint64_t k, tfile_slot_t *sl)
+/* Compress chunk k with its stream's context into sl (failed, and why). */
+static void compress_chunk(const tfile_t *t, uint64_t k, tfile_slot_t *sl)
 {
     ZSTD_inBuffer in = { sl->in, sl->in_len, 0 };
     ZSTD_outBuffer out = { sl->out, t->outcap, 0 };
     size_t rc = ZSTD_compressStream2(t->zc[k % (uint64_t)t->streams], &out, &in, ZSTD_e_flush);
     sl->out_len = out.pos;
-    return ZSTD_isError(rc) || rc != 0 || in.pos != in.size;
+    sl->failed = ZSTD_isError(rc) || rc != 0 || in.pos != in.size;
+    sl->out_of_memory = ZSTD_isError(rc) && ZSTD_getErrorCode(rc) == ZSTD_error_memory_allocation;
+}
+
+/* Chunk k failed to compress: say which block of which stream, and
+ * whether memory ran out (zstd allocates its tables at a stream's first
+ * block). */
+static void fail_compressing(tfile_t *t, uint64_t k, const tfile_slot_t *sl)
+{
+    if (t->err) return;
+    snprintf(t->what_buf, sizeof t->what_buf, "compressing block %llu (zstd stream %d of %d)",
+             (unsigned long long)k + 1, (int)(k % (uint64_t)t->streams) + 1, t->streams);
+    fail(t, sl->out_of_memory ? ENOMEM : EIO, t->what_buf);
 }
 
 /* How far past the oldest waiting chunk (in rounds of the streams) a
@@ -84,10 +97,9 @@ static void *worker_main(void *arg)
         tfile_slot_t *sl = &t->slot[k % TFILE_SLOTS];
         pthread_mutex_unlock(&t->lock);
 
-        const bool failed = compress_chunk(t, k, sl);
+        compress_chunk(t, k, sl);
 
         pthread_mutex_lock(&t->lock);
-        sl->failed = failed;
         sl->ready = true;
         t->sbusy[s] = false;
         t->snext[s] = k + (uint64_t)t->streams;
@@ -146,9 +158,11 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers)
         w->cur = -1;
         w->started = pthread_create(&w->thread, NULL, worker_main, w) == 0;
         if (!w->started) {
-            tfile_close(t);     /* joins the workers started so far */
-            errno = EAGAIN;
-            return -1;
+            /* (ulimit -v) the ones started do the work; with none, this
+             * thread does, as with streams 0 */
+            t->workers = i;
+            t->sync = i == 0;
+            break;
         }
     }
     t->stage = xmalloc(TFILE_CHUNK);
@@ -198,7 +212,7 @@ static void write_ready(tfile_t *t, uint64_t wait_for)
         /* The block stays put until this thread frees its slot, so the
          * workers need not wait for the write. */
         pthread_mutex_unlock(&t->lock);
-        if (sl->failed) fail(t, EIO, "compressing a block");
+        if (sl->failed) fail_compressing(t, t->written, sl);
         else if (!t->err) {
             const uint32_t size = (uint32_t)sl->out_len;
             memcpy(t->out + t->out_used, &size, 4);
@@ -228,7 +242,7 @@ static void emit_chunk(tfile_t *t)
     pthread_mutex_lock(&t->lock);
     sl->in_len = t->used;
     if (t->sync) {
-        sl->failed = compress_chunk(t, t->produced, sl);
+        compress_chunk(t, t->produced, sl);
         sl->ready = true;
     } else {
         pthread_cond_signal(&t->work);

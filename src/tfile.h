@@ -32,6 +32,7 @@ typedef struct {
     size_t out_len;
     bool ready;                 /* compressed, waiting to be written */
     bool failed;
+    bool out_of_memory;         /* failed: zstd could not allocate */
 } tfile_slot_t;
 
 typedef struct tfile tfile_t;
@@ -70,11 +71,14 @@ struct tfile {
     uint64_t writeback_from;    /* file bytes before this are being written back */
     int err;                    /* errno of the first failure */
     const char *err_what;
+    char what_buf[80];          /* err_what, when it names a block */
 };
 
 /* Start a container on an open stream with `workers` compression threads
  * (at most one per stream; streams 0: one stream, compressed without
- * threads). Returns 0, or -1 (errno set) with nothing left to close. */
+ * threads). Workers that cannot start (ulimit -v) leave the work to the
+ * ones that did, or with none to the caller's thread. Returns 0, or -1
+ * (errno set) with nothing left to close. */
 int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers);
 /* The compression threads worth running on this machine for `streams`:
  * one per online CPU, at most one per stream. */
@@ -92,7 +96,9 @@ static inline void tfile_write(tfile_t *t, const void *p, size_t n)
     tfile_write_slow(t, p, n);
 }
 /* Flush the last chunk, wait for the compressors and release them (the
- * FILE stays open). Returns 0 or -1 with t->err / t->err_what set. */
+ * FILE stays open). Returns 0 or -1 with t->err / t->err_what set (a
+ * compressor that ran out of memory: ENOMEM, and err_what names the
+ * block and its stream). */
 int tfile_close(tfile_t *t);
 
 static inline void tfile_u8(tfile_t *t, uint8_t v) { tfile_write(t, &v, 1); }

@@ -1,12 +1,43 @@
 /* util.c - checked allocation and growth helpers (see util.h). */
 #include "util.h"
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+
+
+/* The soft limit on `resource`, if there is one. */
+static bool finite_limit(int resource, rlim_t *value)
+{
+    struct rlimit lim;
+    if (getrlimit(resource, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return false;
+    *value = lim.rlim_cur;
+    return true;
+}
+
+const char *strerror_limit(int err, char *buf, size_t n)
+{
+    rlim_t v;
+    if (err == EMFILE && finite_limit(RLIMIT_NOFILE, &v))
+        snprintf(buf, n, "%s (the descriptor limit, ulimit -n, is %llu)", strerror(err), (unsigned long long)v);
+    else if ((err == ENOMEM || err == EAGAIN) && finite_limit(RLIMIT_AS, &v))
+        snprintf(buf, n, "%s (the address-space limit, ulimit -v, is %llu kB)", strerror(err),
+                 (unsigned long long)(v >> 10));
+    else
+        snprintf(buf, n, "%s", strerror(err));
+    return buf;
+}
 
 void out_of_memory(size_t n)
 {
-    fprintf(stderr, "tracy-capture: out of memory (allocating %zu bytes)\n", n);
+    rlim_t v;
+    if (finite_limit(RLIMIT_AS, &v))
+        fprintf(stderr, "tracy-capture: out of memory (allocating %zu bytes; the address-space limit, ulimit -v, "
+                "is %llu kB)\n", n, (unsigned long long)(v >> 10));
+    else
+        fprintf(stderr, "tracy-capture: out of memory (allocating %zu bytes)\n", n);
     exit(7);
 }
 

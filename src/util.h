@@ -18,6 +18,12 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xmemdup(const void *p, size_t n);
 
+/* strerror(err) and, for a shortage a process limit explains, that limit:
+ * "Too many open files (the descriptor limit, ulimit -n, is 12)", or the
+ * address-space limit (ulimit -v) for ENOMEM and EAGAIN. Written into buf,
+ * which is returned. */
+const char *strerror_limit(int err, char *buf, size_t n);
+
 /* Grow *cap (in elements) so that need elements fit, doubling. */
 void *grow_array(void *p, size_t elem, size_t *cap, size_t need);
 

@@ -860,6 +860,18 @@ static int write_file(const model_t *m, FILE *fp, const save_opts_t *s, bool syn
     return err;
 }
 
+/* What failed in writing `file`, into s->err: memory that ran out (a
+ * compressor's, under ulimit -v) is said as such, with the limit. */
+static void say_write_failure(save_opts_t *s, const tfile_t *tf, const char *file)
+{
+    char why[160];
+    if (tf->err == ENOMEM)
+        snprintf(s->err, sizeof s->err, "memory ran out while %s for %s: %s", tf->err_what, file,
+                 strerror_limit(tf->err, why, sizeof why));
+    else
+        snprintf(s->err, sizeof s->err, "%s failed for %s: %s", tf->err_what, file, strerror(tf->err));
+}
+
 /* A device or FIFO at the output (-f): written in place, as
  * upstream's capture does (-o /dev/null discards); no temporary file, and
  * no rename over it. */
@@ -880,7 +892,7 @@ static int save_in_place(const model_t *m, const char *path, save_opts_t *s)
         err = -1;
     }
     if (err) {
-        snprintf(s->err, sizeof s->err, "%s failed for %s: %s", tf.err_what, path, strerror(tf.err));
+        say_write_failure(s, &tf, path);
         return -1;
     }
     snprintf(s->saved_as, sizeof s->saved_as, "%s", path);
@@ -931,7 +943,7 @@ static int save_beside_and_rename(const model_t *m, const char *path, save_opts_
         cerr = -1;
     }
     if (cerr) {
-        snprintf(s->err, sizeof s->err, "%s failed for %s: %s", tf.err_what, named ? tmp : what, strerror(tf.err));
+        say_write_failure(s, &tf, named ? tmp : what);
         if (named) unlink(tmp);
         goto out;
     }

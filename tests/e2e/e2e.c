@@ -39,33 +39,55 @@ typedef struct {
     int err;        /* read end of the child's stderr */
 } proc_t;
 
+/* Resource limits for a child: up to LIMITS_MAX setrlimit() calls. */
+#define LIMITS_MAX 3
+typedef struct {
+    int n;
+    struct { int resource; rlim_t value; } v[LIMITS_MAX];
+} limits_t;
+
+/* Apply them in the child. RLIMIT_FSIZE leaves SIGXFSZ at its default
+ * (the tool must ignore it itself); RLIMIT_NOFILE first closes every
+ * descriptor above 2, so that the limit is what the child alone needs. */
+static void apply_limits(const limits_t *lim)
+{
+    for (int i = 0; lim && i < lim->n; i++) {
+        const struct rlimit l = { lim->v[i].value, lim->v[i].value };
+        if (lim->v[i].resource == RLIMIT_FSIZE) signal(SIGXFSZ, SIG_DFL);
+        if (lim->v[i].resource == RLIMIT_NOFILE)
+            for (int fd = 3; fd < 1024; fd++) close(fd);
+        setrlimit(lim->v[i].resource, &l);
+    }
+}
+
 /* Start argv[0] with stdin and stdout on /dev/null and stderr on a pipe
- * (stdout too if stdout_too). fsize_limit > 0: the files it writes cannot
- * grow past that many bytes (a full disk, as far as it can tell: writes
- * fail with EFBIG, once it ignores the SIGXFSZ that would kill it, which
- * the tool must do itself: the signal is left at its default here). */
-static proc_t spawn_opts(char *const argv[], rlim_t fsize_limit, bool stdout_too)
+ * (stdout too if stdout_too), under the limits (NULL: none). */
+static proc_t spawn_with(char *const argv[], const limits_t *lim, bool stdout_too)
 {
     int p[2];
     ck_assert_int_eq(pipe(p), 0);
     proc_t r = { .pid = fork(), .err = p[0] };
     ck_assert_int_ge(r.pid, 0);
     if (r.pid == 0) {
-        if (fsize_limit > 0) {
-            const struct rlimit lim = { fsize_limit, fsize_limit };
-            signal(SIGXFSZ, SIG_DFL);
-            setrlimit(RLIMIT_FSIZE, &lim);
-        }
         int null = open("/dev/null", O_RDWR);
         dup2(null, STDIN_FILENO);
         dup2(stdout_too ? p[1] : null, STDOUT_FILENO);
         dup2(p[1], STDERR_FILENO);
-        close(p[0]);
+        apply_limits(lim);
         execv(argv[0], argv);
         _exit(127);
     }
     close(p[1]);
     return r;
+}
+
+/* fsize_limit > 0: the files it writes cannot grow past that many bytes
+ * (a full disk, as far as it can tell: writes fail with EFBIG, once it
+ * ignores the SIGXFSZ that would kill it). */
+static proc_t spawn_opts(char *const argv[], rlim_t fsize_limit, bool stdout_too)
+{
+    const limits_t lim = { .n = fsize_limit > 0, .v = { { RLIMIT_FSIZE, fsize_limit } } };
+    return spawn_with(argv, &lim, stdout_too);
 }
 
 static proc_t spawn_limited(char *const argv[], rlim_t fsize_limit) { return spawn_opts(argv, fsize_limit, false); }
@@ -182,14 +204,14 @@ typedef struct {
 /* Run tracy-capture with arguments from a NULL-terminated list; send
  * signal `sig` (if not 0) after `after` seconds, and `then` (if not 0) half
  * a second later. */
-static run_t capture_run_va(int sig, double after, int then, const char *first, va_list ap)
+static run_t capture_run_va(int sig, double after, int then, const limits_t *lim, const char *first, va_list ap)
 {
     char *argv[32] = { (char *)prog.capture };
     int n = 1;
     for (const char *a = first; a && n < 31; a = va_arg(ap, const char *)) argv[n++] = (char *)a;
     argv[n] = NULL;
     const double t0 = now_s();
-    proc_t p = spawn(argv);
+    proc_t p = spawn_with(argv, lim, false);
     if (sig) {
         usleep((useconds_t)(after * 1e6));
         kill(p.pid, sig);
@@ -212,9 +234,9 @@ static run_t capture_run(double signal_after, const char *first, ...)
 {
     va_list ap;
     va_start(ap, first);
-    run_t r = signal_after > 0   ? capture_run_va(SIGINT, signal_after, 0, first, ap)
-              : signal_after < 0 ? capture_run_va(SIGTERM, -signal_after, SIGINT, first, ap)
-                                 : capture_run_va(0, 0, 0, first, ap);
+    run_t r = signal_after > 0   ? capture_run_va(SIGINT, signal_after, 0, NULL, first, ap)
+              : signal_after < 0 ? capture_run_va(SIGTERM, -signal_after, SIGINT, NULL, first, ap)
+                                 : capture_run_va(0, 0, 0, NULL, first, ap);
     va_end(ap);
     return r;
 }
@@ -224,7 +246,17 @@ static run_t capture_signalled(int sig, double after, const char *first, ...)
 {
     va_list ap;
     va_start(ap, first);
-    run_t r = capture_run_va(sig, after, 0, first, ap);
+    run_t r = capture_run_va(sig, after, 0, NULL, first, ap);
+    va_end(ap);
+    return r;
+}
+
+/* Run tracy-capture under resource limits. */
+static run_t capture_limited(const limits_t *lim, const char *first, ...)
+{
+    va_list ap;
+    va_start(ap, first);
+    run_t r = capture_run_va(0, 0, 0, lim, first, ap);
     va_end(ap);
     return r;
 }
@@ -1832,6 +1864,136 @@ START_TEST(trickling_client_cannot_hold_the_end_wait)
 }
 END_TEST
 
+/* A path in the test's directory, and whether anything is there. */
+static bool path_exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* With too few descriptors the capture says at once what it could not
+ * open and the limit (exit 1; it used to crash on an unchecked libuv loop,
+ * or retry EMFILE from socket() as a client not there yet, forever), and
+ * leaves nothing behind; with the fewest that suffice, the trace is whole. */
+START_TEST(descriptor_limits_are_named_or_suffice)
+{
+    tmp_t t = tmp_make();
+    char spool[160];
+    snprintf(spool, sizeof spool, "%s.spool", t.out);
+    client_t c = client_start("--scenario", "normal", "--manifest", t.manifest, NULL);
+    int enough = 0;
+    char *last_err = NULL;
+    for (int n = 4; n <= 24 && !enough; n++) {
+        const limits_t lim = { .n = 1, .v = { { RLIMIT_NOFILE, (rlim_t)n } } };
+        run_t r = capture_limited(&lim, "-o", t.out, "-p", c.port, "--connect-timeout", "10", NULL);
+        if (r.rc == 0) {
+            enough = n;
+            free(r.err);
+            break;
+        }
+        char limit[80];
+        snprintf(limit, sizeof limit, "Too many open files (the descriptor limit, ulimit -n, is %d)", n);
+        ck_assert_msg(r.rc == 1, "ulimit -n %d: rc %d: %s", n, r.rc, r.err);
+        ck_assert_msg(strstr(r.err, limit) && strstr(r.err, "nothing was captured"), "ulimit -n %d: %s", n, r.err);
+        ck_assert_msg(r.seconds < 3, "ulimit -n %d: took %.1f s: %s", n, r.seconds, r.err);
+        ck_assert_msg(!path_exists(spool) && !path_exists(t.out), "ulimit -n %d left a file behind", n);
+        free(last_err);
+        last_err = r.err;
+    }
+    ck_assert_msg(enough > 4 && enough <= 16, "the capture needed %d descriptors", enough);
+    /* just below: the connection's socket is the one that could not be had */
+    ck_assert_msg(strstr(last_err, "cannot create the connection's socket"), "%s", last_err);
+    ck_assert_int_eq(client_finish(&c), 0);
+    check_zones_as_sent(&t, t.out);
+    ck_assert(!path_exists(spool));
+    free(last_err);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* A capture that could not start (too few descriptors), or was killed
+ * before any client came, is in nobody's way: its empty spool used to make
+ * the next capture fail with exit 4. */
+START_TEST(a_capture_that_never_began_leaves_nothing_in_the_way)
+{
+    tmp_t t = tmp_make();
+    char spool[160], port[16];
+    snprintf(spool, sizeof spool, "%s.spool", t.out);
+    const limits_t lim = { .n = 1, .v = { { RLIMIT_NOFILE, 6 } } };
+    run_t r = capture_limited(&lim, "-o", t.out, "-p", "1", NULL);
+    ck_assert_msg(r.rc == 1 && strstr(r.err, "ulimit -n, is 6"), "rc %d: %s", r.rc, r.err);
+    ck_assert(!path_exists(spool));
+    free(r.err);
+    /* killed while waiting for a client: an empty spool is left, and taken over */
+    free_port(port, sizeof port);
+    capture_kill9(0.5, t.out, port);
+    ck_assert_msg(path_exists(spool), "the killed capture left no spool to test with");
+    client_t c = client_start("--scenario", "normal", "--manifest", t.manifest, NULL);
+    r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", NULL);
+    ck_assert_int_eq(client_finish(&c), 0);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    check_zones_as_sent(&t, t.out);
+    ck_assert(!path_exists(spool));
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* An empty spool that a running capture holds (waiting for its client) is
+ * not taken over: the second capture is refused, and says why. */
+START_TEST(a_spool_in_use_is_refused)
+{
+    tmp_t t = tmp_make();
+    char spool[160], port[16];
+    snprintf(spool, sizeof spool, "%s.spool", t.out);
+    free_port(port, sizeof port);
+    char *argv[] = { (char *)prog.capture, "-q", "-o", t.out, "-p", port, NULL };
+    proc_t first = spawn(argv);
+    for (int i = 0; i < 200 && !path_exists(spool); i++) usleep(10000);
+    run_t r = capture_run(0, "-o", t.out, "-p", port, "--connect-timeout", "1", NULL);
+    kill(first.pid, SIGKILL);
+    wait_exit(first.pid, 10);
+    free(drain(first.err));
+    ck_assert_msg(r.rc == 4, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(strstr(r.err, "is being written by another capture"), "%s", r.err);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* Under an address-space limit (ulimit -v; with ulimit -s large, so that
+ * each thread's stack takes much of it) the decoder thread starts but the
+ * spool's cannot: the capture warns, goes on without the spool, and saves
+ * the whole trace (it used to exit 7 with nothing saved). A sanitizer
+ * build, which cannot start under such a limit at all, skips this. */
+START_TEST(a_spool_thread_that_cannot_start_is_given_up)
+{
+    tmp_t t = tmp_make();
+    char spool[160];
+    snprintf(spool, sizeof spool, "%s.spool", t.out);
+    client_t c = client_start("--scenario", "normal", "--manifest", t.manifest, NULL);
+    const limits_t lim = { .n = 2, .v = { { RLIMIT_STACK, 128u << 20 }, { RLIMIT_AS, 224u << 20 } } };
+    run_t r = capture_limited(&lim, "-o", t.out, "-p", c.port, "--connect-timeout", "10", NULL);
+    if (strstr(r.err, "Sanitizer")) {
+        fprintf(stderr, "skipped: a sanitizer build cannot run under ulimit -v\n");
+        kill(c.p.pid, SIGKILL);
+        client_finish(&c);
+        free(r.err);
+        tmp_remove(&t);
+        return;
+    }
+    ck_assert_int_eq(client_finish(&c), 0);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(strstr(r.err, "cannot start the thread that writes the spool") &&
+                  strstr(r.err, "ulimit -v, is 229376 kB") && strstr(r.err, "capturing goes on without the spool"),
+                  "%s", r.err);
+    check_zones_as_sent(&t, t.out);
+    ck_assert(!path_exists(spool));
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
 static Suite *e2e_suite(void)
 {
     Suite *s = suite_create("end to end");
@@ -1893,6 +2055,10 @@ static Suite *e2e_suite(void)
     TCase *hostile = tcase_create("hostile");
     tcase_set_timeout(hostile, 60);
     tcase_add_test(hostile, trickling_client_cannot_hold_the_end_wait);
+    tcase_add_test(hostile, descriptor_limits_are_named_or_suffice);
+    tcase_add_test(hostile, a_capture_that_never_began_leaves_nothing_in_the_way);
+    tcase_add_test(hostile, a_spool_in_use_is_refused);
+    tcase_add_test(hostile, a_spool_thread_that_cannot_start_is_given_up);
     suite_add_tcase(s, hostile);
     return s;
 }

@@ -140,8 +140,10 @@ static void wait_until_spooled(netdec_t *d)
  * frame taken yet. */
 static netdec_t *push_all_spooled(const stream_t *s, temp_spool_t *ts)
 {
-    netdec_t *d = netdec_start(0, on_ready, NULL);
-    netdec_spool(d, &ts->spool);
+    int start_err;
+    netdec_t *d = netdec_start(0, on_ready, NULL, &start_err);
+    ck_assert_ptr_nonnull(d);
+    ck_assert_int_eq(netdec_spool(d, &ts->spool), 0);
     push_all(d, s);
     wait_until_spooled(d);
     return d;
@@ -221,7 +223,9 @@ START_TEST(without_a_spool_waiting_input_stays_in_memory)
 {
     stream_t s;
     make_stream(&s);
-    netdec_t *d = netdec_start(0, on_ready, NULL);
+    int start_err;
+    netdec_t *d = netdec_start(0, on_ready, NULL, &start_err);
+    ck_assert_ptr_nonnull(d);
     push_all(d, &s);
     sleep_ms(50);
     ck_assert_uint_eq(netdec_spilled(d), 0);
