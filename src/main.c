@@ -298,6 +298,8 @@ static int save_trace(capture_t *c, int rc)
     if (!c->opts->quiet)
         summary_saved(c, so.file_bytes, so.payload_bytes,
                       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    if (so.one_stream)
+        diag_warn("memory ran out for %d compression streams at once; the trace was saved with one", so.streams);
     if (placed == 1) {
         /* exit 4, unless the capture already has a status of its own */
         diag_error("output file %s appeared during the capture and is kept (-f replaces it); "

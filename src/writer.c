@@ -841,18 +841,38 @@ static int place_beside(const char *tmp, const char *path, save_opts_t *s)
     return -1;
 }
 
-/* Write the whole trace into fp (sync: then to the disk); 0, or -1 with
+/* The trace into fp, compressed in `streams` streams; 0, or -1 with
  * tf->err and tf->err_what saying what failed. */
-static int write_file(const model_t *m, FILE *fp, const save_opts_t *s, bool sync, tfile_t *tf)
+static int write_container(const model_t *m, FILE *fp, int level, int streams, tfile_t *tf)
 {
-    if (tfile_open(tf, fp, s->level, s->streams, tfile_workers_for(s->streams)) < 0) {
+    if (tfile_open(tf, fp, level, streams, tfile_workers_for(streams)) < 0) {
         tf->err = errno;
         tf->err_what = "opening the file";
         return -1;
     }
     writer_write_trace(m, tf);
-    int err = tfile_close(tf);
-    if (err == 0 && (fflush(fp) != 0 || (sync && fsync(fileno(fp)) != 0))) {
+    return tfile_close(tf);
+}
+
+/* Start a regular file over: empty, written from its start. */
+static bool start_over(FILE *fp)
+{
+    return fflush(fp) == 0 && ftruncate(fileno(fp), 0) == 0 && fseeko(fp, 0, SEEK_SET) == 0;
+}
+
+/* Write the whole trace into fp (regular: a file of our own, which is
+ * then synced to the disk); 0, or -1 with tf->err and tf->err_what saying
+ * what failed. Compressors that ran out of memory (ulimit -v) leave a
+ * regular file to be written once more with one stream and no threads,
+ * which need the least (s->one_stream says so). */
+static int write_file(const model_t *m, FILE *fp, save_opts_t *s, bool regular, tfile_t *tf)
+{
+    int err = write_container(m, fp, s->level, s->streams, tf);
+    if (err && tf->err == ENOMEM && regular && s->streams != 0 && start_over(fp)) {
+        err = write_container(m, fp, s->level, 0, tf);
+        s->one_stream = err == 0;
+    }
+    if (err == 0 && (fflush(fp) != 0 || (regular && fsync(fileno(fp)) != 0))) {
         tf->err = errno;
         tf->err_what = "flushing the file";
         err = -1;

@@ -14,6 +14,7 @@ typedef struct {
     bool replace;                       /* -f: a file already at the path is replaced */
     char *volatile *tmp_path;           /* set to the temporary file while it exists */
     uint64_t file_bytes, payload_bytes; /* out */
+    bool one_stream;                    /* out: memory ran out for `streams`; saved with one */
     char saved_as[4096];                /* out: where the trace is */
     char err[4608];                     /* out: what failed */
 } save_opts_t;
