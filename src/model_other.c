@@ -337,6 +337,7 @@ void model_gpu_time(model_t *m, int64_t gpu_ticks, uint16_t query_id, uint8_t co
         model_failure(m, "GpuTime for query %u of context %u, which has no zone", query_id, context);
         return;
     }
+    t = model_check_time(m, "a GPU time of", gpu_ticks, t);
     gpu_zone_t *z = &c->zones.v[zi - 1];
     if (z->gpu_start < 0) {
         z->gpu_start = t;
