@@ -256,11 +256,11 @@ void model_failure(model_t *m, const char *fmt, ...)
     }
 }
 
-int64_t model_time_outside(model_t *m, const char *what, int64_t raw, double ns)
+int64_t model_time_outside(model_t *m, int64_t ticks, double ns)
 {
     const int64_t kept = time_clamp(ns);
-    model_failure(m, "%s %" PRId64 " ticks converts to %.6g ns, " TIME_RANGE_TEXT " (kept as %" PRId64
-                  " ns; the welcome's initBegin is %" PRId64 ", its timer multiplier %g)", what, raw, ns, kept,
+    model_failure(m, "a time of %" PRId64 " ticks converts to %.6g ns, " TIME_RANGE_TEXT " (kept as %" PRId64
+                  " ns; the welcome's initBegin is %" PRId64 ", its timer multiplier %g)", ticks, ns, kept,
                   m->base_time, m->timer_mul);
     return kept;
 }

@@ -553,22 +553,16 @@ static inline double model_ticks_ns(const model_t *m, int64_t ticks)
 /* Whether ticks convert to a time the trace holds. */
 static inline bool model_ticks_fit(const model_t *m, int64_t ticks) { return time_fits(model_ticks_ns(m, ticks)); }
 
-/* A time computed outside the range: counted as a failure naming `what`
- * (raw: the client's value), kept at the nearest end. */
-int64_t model_time_outside(model_t *m, const char *what, int64_t raw, double ns);
-
-/* A time computed by the model from client values (GPU times): checked. */
-static inline int64_t model_check_time(model_t *m, const char *what, int64_t raw, int64_t ns)
-{
-    return time_fits((double)ns) ? ns : model_time_outside(m, what, raw, (double)ns);
-}
+/* Ticks that convert to ns outside the range: a failure, kept at the
+ * nearest end. */
+int64_t model_time_outside(model_t *m, int64_t ticks, double ns);
 
 /* Time conversion: client ticks to ns since the capture's base time, the
  * one place CPU times enter the model (checked). */
 static inline int64_t model_time(model_t *m, int64_t ticks)
 {
     const double ns = model_ticks_ns(m, ticks);
-    return __builtin_expect(time_fits(ns), 1) ? (int64_t)ns : model_time_outside(m, "a time of", ticks, ns);
+    return __builtin_expect(time_fits(ns), 1) ? (int64_t)ns : model_time_outside(m, ticks, ns);
 }
 
 /* The same conversion for ticks already checked when they arrived (the

@@ -63,6 +63,23 @@ START_TEST(time_out_of_range_is_kept_at_the_end_of_the_range)
 }
 END_TEST
 
+/* A GPU time far beyond the range (the client's GPU ticks): kept at its
+ * end, a failure. */
+START_TEST(gpu_time_out_of_range_is_kept_at_the_end_of_the_range)
+{
+    fixture_t f;
+    setup(&f, 1.0, 0);
+    model_gpu_new_context(&f.m, 100, 100, 0, 1.0f, 0, 0, 1);
+    model_gpu_zone_begin(&f.m, 200, 1000, 5, 0, 0x1000, false, false, false);
+    model_gpu_time(&f.m, INT64_C(1) << 60, 5, 0);
+    ck_assert_uint_eq(f.m.gpu_order.n, 1);
+    ck_assert_int_eq(f.m.gpu_order.v[0]->zones.v[0].gpu_start, MODEL_TIME_MAX);
+    ck_assert_uint_eq(f.m.failures, 1);
+    ck_assert_ptr_nonnull(strstr(f.m.first_failure, "a GPU time of 1152921504606846976 GPU ticks"));
+    teardown(&f);
+}
+END_TEST
+
 /* A welcome timer multiplier that is not a finite positive number: ticks
  * are taken as ns, one failure. */
 START_TEST(timer_multiplier_not_finite_and_positive_is_taken_as_one)
@@ -182,6 +199,7 @@ Suite *fuzz_regressions_suite(void)
     TCase *tc = tcase_create("fuzz regressions");
     tcase_add_test(tc, time_out_of_range_is_kept_at_the_end_of_the_range);
     tcase_add_test(tc, timer_multiplier_not_finite_and_positive_is_taken_as_one);
+    tcase_add_test(tc, gpu_time_out_of_range_is_kept_at_the_end_of_the_range);
     tcase_add_test(tc, context_switch_running_time_wraps);
     tcase_add_test(tc, power_plot_interval_wraps);
     tcase_add_test(tc, frame_image_shorter_than_its_size_is_dropped);
