@@ -4,6 +4,7 @@
 #include "model.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,6 +157,8 @@ void model_free(model_t *m)
 
 /* ---- capture information ---------------------------------------------- */
 
+#define TIME_RANGE_TEXT "outside the +-2^47 ns (about 39 hours) a trace holds"
+
 static char *fixed_string(const uint8_t *p, size_t max)
 {
     size_t n = 0;
@@ -163,12 +166,34 @@ static char *fixed_string(const uint8_t *p, size_t max)
     return xmemdup(p, n);
 }
 
+/* The welcome's timer multiplier (ns per tick): one that is not a finite
+ * positive number would make every time NaN, infinite, zero or running
+ * backwards; the ticks are taken as nanoseconds instead. */
+static double welcome_timer_mul(model_t *m, double mul)
+{
+    if (isfinite(mul) && mul > 0) return mul;
+    model_failure(m, "the welcome's timer multiplier %g is not a finite positive number (ticks taken as nanoseconds)",
+                  mul);
+    return 1.0;
+}
+
+/* The welcome's timer resolution (ticks), as ns within the range of times. */
+static int64_t welcome_resolution(model_t *m, uint64_t ticks)
+{
+    const double ns = (double)ticks * m->timer_mul;
+    if (time_fits(ns)) return (int64_t)ns;
+    const int64_t kept = time_clamp(ns);
+    model_failure(m, "the welcome's timer resolution of %" PRIu64 " ticks converts to %.6g ns, " TIME_RANGE_TEXT
+                  " (kept as %" PRId64 " ns)", ticks, ns, kept);
+    return kept;
+}
+
 void model_welcome(model_t *m, const uint8_t *w)
 {
-    m->timer_mul = ldf64(w + 0);
+    m->timer_mul = welcome_timer_mul(m, ldf64(w + 0));
     m->base_time = ldi64(w + 8);
     int64_t init_end = ldi64(w + 16);
-    m->resolution = f64_to_i64((double)ld64(w + 24) * m->timer_mul);
+    m->resolution = welcome_resolution(m, ld64(w + 24));
     m->capture_time = ld64(w + 32);
     m->exec_time = ld64(w + 40);
     m->pid = ld64(w + 48);
@@ -229,6 +254,15 @@ void model_failure(model_t *m, const char *fmt, ...)
         vsnprintf(m->first_failure + at, sizeof m->first_failure - (size_t)at, fmt, ap);
         va_end(ap);
     }
+}
+
+int64_t model_time_outside(model_t *m, int64_t ticks, double ns)
+{
+    const int64_t kept = time_clamp(ns);
+    model_failure(m, "a time of %" PRId64 " ticks converts to %.6g ns, " TIME_RANGE_TEXT " (kept as %" PRId64
+                  " ns; the welcome's initBegin is %" PRId64 ", its timer multiplier %g)", ticks, ns, kept,
+                  m->base_time, m->timer_mul);
+    return kept;
 }
 
 /* ---- strings ------------------------------------------------------------ */

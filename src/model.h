@@ -30,6 +30,13 @@
 
 /* ---- zones ------------------------------------------------------------ */
 
+/* The deepest zone nesting kept: upstream's loader reads a thread's zone
+ * tree recursively (Worker::ReadTimeline, about 136 bytes of stack a level
+ * in a -O2 build, so some 60,000 levels overflow an 8 MB stack and 7,000
+ * the 1 MB of a Windows or WebAssembly thread). A zone deeper than this is
+ * dropped with its children (a failure each); the zones above it stay. */
+#define ZONE_DEPTH_MAX 4000
+
 typedef struct {
     int64_t start;      /* client ticks */
     uint8_t *tag;       /* the begin record's tag byte in the log */
@@ -522,11 +529,45 @@ void model_finish(model_t *m);
 void model_welcome(model_t *m, const uint8_t *welcome);
 void model_on_demand(model_t *m, const uint8_t *payload);
 
-/* Time conversion: client ticks to ns since the capture's base time. */
-static inline int64_t model_time(const model_t *m, int64_t ticks)
+/* Times a trace holds: the file's readers keep most times in 48 bits
+ * (tracy-file-0.14.md part 4), so every time entering the model is within
+ * +-MODEL_TIME_MAX ns; one outside is a failure, kept at the nearest end. */
+#define MODEL_TIME_MAX ((INT64_C(1) << 47) - 1)
+
+static inline bool time_fits(double ns) { return ns >= -(double)MODEL_TIME_MAX && ns <= (double)MODEL_TIME_MAX; }
+
+/* ns (through double, truncated as upstream does) within the range, the
+ * nearest end when outside it (NaN: 0). */
+static inline int64_t time_clamp(double ns)
 {
-    return f64_to_i64((double)sub_wrap(ticks, m->base_time) * m->timer_mul);
+    if (time_fits(ns)) return (int64_t)ns;
+    return ns > 0 ? MODEL_TIME_MAX : ns < 0 ? -MODEL_TIME_MAX : 0;
 }
+
+/* Client ticks as ns since the capture's base time, before the range check. */
+static inline double model_ticks_ns(const model_t *m, int64_t ticks)
+{
+    return (double)sub_wrap(ticks, m->base_time) * m->timer_mul;
+}
+
+/* Whether ticks convert to a time the trace holds. */
+static inline bool model_ticks_fit(const model_t *m, int64_t ticks) { return time_fits(model_ticks_ns(m, ticks)); }
+
+/* Ticks that convert to ns outside the range: a failure, kept at the
+ * nearest end. */
+int64_t model_time_outside(model_t *m, int64_t ticks, double ns);
+
+/* Time conversion: client ticks to ns since the capture's base time, the
+ * one place CPU times enter the model (checked). */
+static inline int64_t model_time(model_t *m, int64_t ticks)
+{
+    const double ns = model_ticks_ns(m, ticks);
+    return __builtin_expect(time_fits(ns), 1) ? (int64_t)ns : model_time_outside(m, ticks, ns);
+}
+
+/* The same conversion for ticks already checked when they arrived (the
+ * zone log's, at save time): the value model_time kept. */
+static inline int64_t model_time_kept(const model_t *m, int64_t ticks) { return time_clamp(model_ticks_ns(m, ticks)); }
 static inline void model_raise_time(model_t *m, int64_t t)
 {
     if (m->last_time < t) m->last_time = t;

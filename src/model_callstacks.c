@@ -175,6 +175,11 @@ void model_callstack_payload(model_t *m, const uint8_t *p, size_t n)
 {
     if (m->pending_callstack) model_failure(m, "a staged call stack was never used");
     const size_t count = n / 8;
+    m->pending_callstack = 0;
+    if (count == 0) {
+        model_failure(m, "call stack payload of %zu bytes holds no frame (dropped)", n);
+        return;
+    }
     /* Most payloads repeat a known stack: look it up without copying. */
     const int64_t known = find_callstack_raw(m, p, count);
     if (known >= 0) {
@@ -258,6 +263,10 @@ void model_callstack_alloc_payload(model_t *m, const uint8_t *p, size_t n)
         uint32_t file = model_store_string(m, p, b);
         p += b;
         ids[k++] = custom_frame(m, line, name, file);
+    }
+    if (k == 0 && !m->pending_callstack) {
+        model_failure(m, "allocated call stack payload of %zu bytes holds no whole frame (dropped)", n);
+        return;
     }
     size_t total = k;
     uint64_t *all = ids;

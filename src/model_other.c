@@ -307,6 +307,18 @@ void model_gpu_zone_end(model_t *m, int64_t cpu_ticks, uint32_t thread, uint16_t
     model_raise_time(m, t);
 }
 
+/* A GPU time (from the client's GPU ticks, period and calibration) within
+ * the range of times a trace holds: one outside is a failure, kept at the
+ * nearest end. */
+static int64_t gpu_time_kept(model_t *m, int64_t gpu_ticks, int64_t t)
+{
+    if (time_fits((double)t)) return t;
+    const int64_t kept = time_clamp((double)t);
+    model_failure(m, "a GPU time of %" PRId64 " GPU ticks converts to %" PRId64 " ns, outside the +-2^47 ns "
+                  "(about 39 hours) a trace holds (kept as %" PRId64 " ns)", gpu_ticks, t, kept);
+    return kept;
+}
+
 void model_gpu_time(model_t *m, int64_t gpu_ticks, uint16_t query_id, uint8_t context)
 {
     gpu_ctx_t *c = gpu_ctx(m, context, "GpuTime");
@@ -337,6 +349,7 @@ void model_gpu_time(model_t *m, int64_t gpu_ticks, uint16_t query_id, uint8_t co
         model_failure(m, "GpuTime for query %u of context %u, which has no zone", query_id, context);
         return;
     }
+    t = gpu_time_kept(m, gpu_ticks, t);
     gpu_zone_t *z = &c->zones.v[zi - 1];
     if (z->gpu_start < 0) {
         z->gpu_start = t;

@@ -172,9 +172,10 @@ static inline bool dropped_on_top(const thread_t *t)
     return t->dropped.n && t->dropped.v[t->dropped.n - 1] == t->stack.n;
 }
 
-/* A zone whose source location the file cannot hold: not kept, but its
- * place in the nesting is, so its end (and its annotations) find it and
- * its children go to its parent. The failure was counted by the check. */
+/* A zone the file cannot hold (its source location does not fit, or it
+ * nests too deep): not kept, but its place in the nesting is, so its end
+ * (and its annotations) find it and its children go to its parent (where
+ * they nest too deep in turn). The failure was counted by the check. */
 static void drop_zone(model_t *m, bool callstack)
 {
     thread_t *t = model_current_thread(m);
@@ -193,6 +194,16 @@ static inline int64_t zone_end_time(model_t *m, const thread_t *t, const open_zo
     return t->log_ref > z->start ? t->log_ref : z->start;
 }
 
+/* Whether a zone beginning on t now would nest deeper than the file's
+ * readers take (ZONE_DEPTH_MAX): a failure, the zone to be dropped. */
+static bool zone_too_deep(model_t *m, const thread_t *t)
+{
+    if (t->stack.n < ZONE_DEPTH_MAX) return false;
+    model_failure(m, "zone on thread %" PRIu64 " nested deeper than the %d levels upstream's tools read back "
+                  "(dropped, with its children)", t->id, ZONE_DEPTH_MAX);
+    return true;
+}
+
 void model_zone_begin(model_t *m, int64_t ticks, uint64_t srcloc, bool callstack)
 {
     /* Zones mostly reuse a few locations: a small cache skips both look-ups. */
@@ -206,7 +217,12 @@ void model_zone_begin(model_t *m, int64_t ticks, uint64_t srcloc, bool callstack
             return;
         }
     }
-    new_zone(m, model_current_thread(m), ticks, m->srcloc_cache_id[slot]);
+    thread_t *t = model_current_thread(m);
+    if (zone_too_deep(m, t)) {
+        drop_zone(m, callstack);
+        return;
+    }
+    new_zone(m, t, ticks, m->srcloc_cache_id[slot]);
     model_raise_time(m, model_time(m, ticks));
     if (callstack) attach_callstack(m);
 }
@@ -217,8 +233,14 @@ void model_zone_begin_alloc(model_t *m, int64_t ticks, bool callstack)
         model_failure(m, "zone begin with a dynamic source location that never arrived");
         return;
     }
-    new_zone(m, model_current_thread(m), ticks, m->pending_payload_srcloc);
+    thread_t *t = model_current_thread(m);
+    const int16_t srcloc = m->pending_payload_srcloc;
     m->pending_payload_srcloc = 0;
+    if (zone_too_deep(m, t)) {
+        drop_zone(m, callstack);
+        return;
+    }
+    new_zone(m, t, ticks, srcloc);
     model_raise_time(m, model_time(m, ticks));
     if (callstack) attach_callstack(m);
 }
@@ -331,7 +353,8 @@ void model_zone_value(model_t *m, uint64_t value)
  * forms) of the current thread, the bulk of a zone-heavy stream, with the
  * thread, its stack and its log at hand. Anything unusual (a location not
  * in the cache, an end without an open zone, a C API zone id, another event
- * type, a cut event) leaves the run to the general handlers. Returns the
+ * type, a cut event, a time outside the range, a zone too deep) leaves the
+ * run to the general handlers. Returns the
  * bytes consumed; *ref is the thread time reference. */
 size_t model_zone_run(model_t *m, const uint8_t *p, size_t n, int64_t *ref)
 {
@@ -373,9 +396,11 @@ size_t model_zone_run(model_t *m, const uint8_t *p, size_t n, int64_t *ref)
             }
         }
         const int64_t ticks = (int64_t)((uint64_t)r + (uint64_t)delta);
+        if (!model_ticks_fit(m, ticks)) break;
         if (begin) {
             const unsigned slot = (unsigned)((srcloc >> 3) ^ (srcloc >> 11)) & (SRCLOC_CACHE - 1);
-            if (srcloc != m->srcloc_cache_ptr[slot] || m->srcloc_cache_id[slot] == 0) break;
+            if (srcloc != m->srcloc_cache_ptr[slot] || m->srcloc_cache_id[slot] == 0 || t->stack.n >= ZONE_DEPTH_MAX)
+                break;
             new_zone(m, t, ticks, m->srcloc_cache_id[slot]);
         } else {
             if (t->stack.n == 0 || t->stack.v[t->stack.n - 1].zone_id != t->next_zone_id || dropped_on_top(t))

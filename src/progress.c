@@ -86,7 +86,7 @@ void diag_note(const char *fmt, ...)
 const char *fmt_time(char *buf, size_t len, int64_t ns)
 {
     const char *sign = ns < 0 ? "-" : "";
-    uint64_t a = ns < 0 ? (uint64_t)-ns : (uint64_t)ns;
+    const uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns; /* INT64_MIN too */
     if (a < 1000) snprintf(buf, len, "%s%llu ns", sign, (unsigned long long)a);
     else if (a < 1000000ULL) snprintf(buf, len, "%s%.2f us", sign, a / 1e3);
     else if (a < 1000000000ULL) snprintf(buf, len, "%s%.2f ms", sign, a / 1e6);

@@ -336,7 +336,7 @@ static void write_timeline(const model_t *m, const thread_t *t, tfile_t *f)
     zlog_rec_t rec = { 0 };
     zlog_reader_init(&r, t->log_head);
     while (zlog_next(&r, &rec)) {
-        const int64_t time = model_time(m, rec.time);
+        const int64_t time = model_time_kept(m, rec.time);
         if (rec.begin) {
             uint8_t b[18];
             const int16_t sl = rec.srcloc;

@@ -51,6 +51,14 @@ enum tc_garbage_kind {
     TC_BAD_SRCLOC_OVERFLOW,
     TC_BAD_ABSURD_LENGTH,
     TC_BAD_ABSURD_STRING,
+    TC_BAD_TIMER_NAN,
+    TC_BAD_TIMER_INFINITE,
+    TC_BAD_TIMER_HUGE,
+    TC_BAD_RESOLUTION_MAX,
+    TC_BAD_INIT_BEGIN_FAR,
+    TC_BAD_CALLSTACK_EMPTY,
+    TC_BAD_CALLSTACK_ALLOC_EMPTY,
+    TC_BAD_ZONE_DEPTH,
 };
 
 struct tc_options {
@@ -79,6 +87,9 @@ struct tc_welcome_cfg {
     int64_t sampling_period; /* ns, 0 = no sampling */
     uint64_t ondemand_frames; /* OnDemandPayload.frames */
     int64_t ondemand_time;   /* OnDemandPayload.currentTime (ticks) */
+    double timer_mul;        /* ns per tick: 1.0 */
+    uint64_t resolution;     /* ticks: 10 */
+    int64_t init_begin;      /* the initBegin sent: tc_client.init_begin */
 };
 
 /* A DataTransfer blob being assembled from DataTransferPart queries, and
@@ -259,6 +270,7 @@ struct tc_bad_input {
     uint64_t zones_before;   /* zones (closed or open) sent before the bad input */
     uint64_t zones_dropped;  /* zones a capture must drop (beyond the format) */
     uint64_t zones_repaired; /* zones kept with repaired times (not in `zones`) */
+    uint64_t zones_unlisted; /* other zones sent outside the generator (not in `zones`) */
 };
 
 struct tc_manifest {

@@ -116,6 +116,8 @@ void ev_gpu_zone_annotation(struct tc_client *c, int64_t note, double value, uin
 /* --- sampling, scheduling, system (events_sys.c) --- */
 void ev_callstack_sample(struct tc_client *c, uint32_t thread, int64_t t, const uint64_t *frames,
                          size_t n, bool context_switch);
+/* The sample alone, on the call stack a payload sent before staged. */
+void ev_callstack_sample_staged(struct tc_client *c, uint32_t thread, int64_t t, bool context_switch);
 struct tc_ctx_switch {
     int64_t time;
     uint32_t old_thread, new_thread; /* 0 = idle */

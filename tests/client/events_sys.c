@@ -17,6 +17,11 @@ void ev_callstack_sample(struct tc_client *c, uint32_t thread, int64_t t, const 
                          size_t n, bool context_switch)
 {
     evb_callstack_payload(c, frames, n);
+    ev_callstack_sample_staged(c, thread, t, context_switch);
+}
+
+void ev_callstack_sample_staged(struct tc_client *c, uint32_t thread, int64_t t, bool context_switch)
+{
     struct evb e = evb_compact_time(context_switch ? TC_EV_CALLSTACK_SAMPLE_CONTEXT_SWITCH
                                                    : TC_EV_CALLSTACK_SAMPLE,
                                     evb_ctx_delta(c, t));

@@ -54,7 +54,10 @@ static void usage(FILE *out)
             "                        for --scenario malformed, the bad input injected mid-session:\n"
             "                        lock-unannounced, gpu-unknown-context, fiber-unknown,\n"
             "                        time-backwards, unasked-answers, srcloc-overflow,\n"
-            "                        absurd-length or absurd-string (default lock-unannounced)\n"
+            "                        callstack-empty, callstack-alloc-empty, zone-depth,\n"
+            "                        absurd-length or absurd-string; or in the welcome:\n"
+            "                        timer-nan, timer-infinite, timer-huge, resolution-max,\n"
+            "                        init-begin-far (default lock-unannounced)\n"
             "  -P, --protocol V      protocol version to accept (default 82); other versions\n"
             "                        get ProtocolMismatch and the client keeps listening\n"
             "  -s, --seconds S       duration of the stream scenario, silence of stall (default 10)\n"
@@ -98,6 +101,14 @@ static const struct {
     { "srcloc-overflow", TC_BAD_SRCLOC_OVERFLOW, true },
     { "absurd-length", TC_BAD_ABSURD_LENGTH, true },
     { "absurd-string", TC_BAD_ABSURD_STRING, true },
+    { "timer-nan", TC_BAD_TIMER_NAN, true },
+    { "timer-infinite", TC_BAD_TIMER_INFINITE, true },
+    { "timer-huge", TC_BAD_TIMER_HUGE, true },
+    { "resolution-max", TC_BAD_RESOLUTION_MAX, true },
+    { "init-begin-far", TC_BAD_INIT_BEGIN_FAR, true },
+    { "callstack-empty", TC_BAD_CALLSTACK_EMPTY, true },
+    { "callstack-alloc-empty", TC_BAD_CALLSTACK_ALLOC_EMPTY, true },
+    { "zone-depth", TC_BAD_ZONE_DEPTH, true },
 };
 
 #define N_GARBAGE_KINDS (sizeof(garbage_kinds) / sizeof(garbage_kinds[0]))
@@ -210,6 +221,9 @@ static void init_client(struct tc_client *c)
     c->start_ns = tc_now_ns();
     c->init_begin = 1000000;
     c->init_end = c->init_begin + 250000;
+    c->welcome.timer_mul = 1.0;
+    c->welcome.resolution = 10;
+    c->welcome.init_begin = c->init_begin;
     c->main_tid = 1000;
     c->symbol_tid = 1999;
     if (c->opt.timeout > 0) {

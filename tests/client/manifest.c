@@ -317,7 +317,8 @@ static void write_bad_input(FILE *f, const struct tc_client *c)
                "zones_expected %llu\n",
             b->kind, (unsigned long long)b->events, (unsigned long long)b->zones_before,
             (unsigned long long)b->zones_dropped,
-            (unsigned long long)(manifest_zones_sent(c) + b->zones_repaired - b->zones_dropped));
+            (unsigned long long)(manifest_zones_sent(c) + b->zones_repaired + b->zones_unlisted -
+                                  b->zones_dropped));
 }
 
 static void write_zones(FILE *f, const struct tc_client *c)

@@ -868,6 +868,8 @@ void scenario_configure(struct tc_client *c)
 {
     if (c->opt.scenario == TC_SCEN_EVERYTHING || c->opt.scenario == TC_SCEN_ON_DEMAND)
         scenario_ext_configure(c);
+    if (c->opt.scenario == TC_SCEN_MALFORMED)
+        scenario_bad_configure(c);
     bench_configure(c);
 }
 

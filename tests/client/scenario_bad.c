@@ -3,16 +3,22 @@
  * injected halfway, after its first half was sent and answered. Bad
  * instrumentation (unannounced locks, unknown GPU contexts or fibers, times
  * going backwards, answers to queries never asked, more source locations
- * than the file format holds) is followed by the second half and a normal
- * end (Terminate), so a test can check that zones before AND after it were
- * kept. An absurd length (absurd-length, absurd-string) breaks the stream:
- * the session ends there. The manifest's bad_* lines say what a capture
- * should drop and keep. */
+ * than the file format holds, call stacks of no frame, zones nested deeper
+ * than a trace keeps) is followed by the second half and a normal end
+ * (Terminate), so a test can check that zones before AND after it were
+ * kept. Absurd welcome values (a NaN, infinite or huge timer multiplier,
+ * the largest resolution, an initBegin far from every time) are sent in
+ * the welcome instead, and the whole session goes with them. An absurd
+ * length (absurd-length, absurd-string) breaks the stream: the session
+ * ends there. The manifest's bad_* lines say what a capture should drop
+ * and keep (bad_events 0: too many to say, one per time). */
 #include "scenario_bad.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "evbuf.h"
 #include "events.h"
 #include "gen.h"
 #include "manifest.h"
@@ -27,6 +33,10 @@
 #define UNKNOWN_LOCK 99
 #define UNKNOWN_GPU_CONTEXT 7
 #define UNKNOWN_THREAD 4242
+/* The deepest zone nesting a capture keeps (upstream's loader reads the
+ * zone tree recursively), and how deep zone-depth nests. */
+#define ZONE_DEPTH_KEPT 4000
+#define DEEP_ZONES (ZONE_DEPTH_KEPT + 100)
 
 /* Frames [from, to) of the normal workload; false if the session ended. */
 static bool run_range(struct gen *g, long from, long to, int64_t *start)
@@ -159,6 +169,51 @@ static void send_srcloc_overflow(struct gen *g)
     c->man.bad.events = c->man.bad.zones_dropped;
 }
 
+/* Call stack payloads of no whole frame (a CallstackPayload of 4 bytes, or
+ * a CallstackAllocPayload whose one frame is cut short), each followed by a
+ * sample on it: the payload and the sample are dropped. */
+static void send_callstack_empty(struct gen *g, bool alloc)
+{
+    struct tc_client *c = g->c;
+    struct gen_thread *t = &g->th[0];
+    static const uint8_t cut_frame[] = { 1, 10, 0, 0, 0, 40, 0 }; /* 1 frame: line 10, a 40-byte name cut */
+    static const uint8_t half_address[] = { 0x00, 0x10, 0x40, 0x00 };
+    struct evb e = evb_start(alloc ? TC_EV_CALLSTACK_ALLOC_PAYLOAD : TC_EV_CALLSTACK_PAYLOAD);
+    b_u64(&e, 0x7d0000000000ull);
+    b_u16(&e, alloc ? sizeof cut_frame : sizeof half_address);
+    evb_emit_trailer(c, &e, alloc ? cut_frame : half_address, alloc ? sizeof cut_frame : sizeof half_address);
+    t->now += 1000;
+    ev_callstack_sample_staged(c, t->tid, t->now, false);
+    c->man.bad.events = 2;
+}
+
+/* DEEP_ZONES zones nested on the main thread, then their ends: those
+ * beyond ZONE_DEPTH_KEPT are dropped, the ones above kept. */
+static void send_zone_depth(struct gen *g)
+{
+    struct tc_client *c = g->c;
+    struct gen_thread *t = &g->th[0];
+    const uint64_t loc = gen_srcloc_addr(g, g->loc_update);
+    for (int i = 0; i < DEEP_ZONES; i++) {
+        t->now += 10;
+        ev_zone_begin(c, t->tid, t->now, loc);
+        if (i % 2048 == 0)
+            session_pump(c);
+    }
+    for (int i = 0; i < DEEP_ZONES; i++) {
+        t->now += 10;
+        ev_zone_end(c, t->tid, t->now);
+        if (i % 2048 == 0)
+            session_pump(c);
+    }
+    names_thread_used(c, t->tid);
+    const int room = ZONE_DEPTH_KEPT - t->depth;
+    const uint64_t kept = (uint64_t)(room < DEEP_ZONES ? room : DEEP_ZONES);
+    c->man.bad.zones_unlisted = DEEP_ZONES;
+    c->man.bad.zones_dropped = DEEP_ZONES - kept;
+    c->man.bad.events = c->man.bad.zones_dropped;
+}
+
 /* ------------------------------------------------------------- breaking */
 
 static void put_le(uint8_t *p, uint64_t v, int bytes)
@@ -203,11 +258,28 @@ static bool inject(struct gen *g, enum tc_garbage_kind kind)
     case TC_BAD_TIME_BACKWARDS: send_time_backwards(g); break;
     case TC_BAD_UNASKED_ANSWERS: send_unasked_answers(g); break;
     case TC_BAD_SRCLOC_OVERFLOW: send_srcloc_overflow(g); break;
+    case TC_BAD_CALLSTACK_EMPTY: send_callstack_empty(g, false); break;
+    case TC_BAD_CALLSTACK_ALLOC_EMPTY: send_callstack_empty(g, true); break;
+    case TC_BAD_ZONE_DEPTH: send_zone_depth(g); break;
     case TC_BAD_ABSURD_LENGTH: send_absurd_length(g, false); return true;
     case TC_BAD_ABSURD_STRING: send_absurd_length(g, true); return true;
     default: break;
     }
     return false;
+}
+
+void scenario_bad_configure(struct tc_client *c)
+{
+    struct tc_welcome_cfg *w = &c->welcome;
+    struct tc_bad_input *b = &c->man.bad;
+    switch (c->opt.garbage_kind) {
+    case TC_BAD_TIMER_NAN: w->timer_mul = NAN; b->events = 1; break;
+    case TC_BAD_TIMER_INFINITE: w->timer_mul = INFINITY; b->events = 1; break;
+    case TC_BAD_TIMER_HUGE: w->timer_mul = 1e30; break;            /* every time: too many to count */
+    case TC_BAD_RESOLUTION_MAX: w->resolution = UINT64_MAX; b->events = 1; break;
+    case TC_BAD_INIT_BEGIN_FAR: w->init_begin = INT64_MIN / 2; break; /* every time */
+    default: break;
+    }
 }
 
 void scenario_run_malformed(struct tc_client *c)

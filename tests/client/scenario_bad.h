@@ -5,6 +5,8 @@
 
 #include "client.h"
 
+/* The welcome values of the bad inputs sent in the welcome. */
+void scenario_bad_configure(struct tc_client *c);
 void scenario_run_malformed(struct tc_client *c);
 
 #endif

@@ -161,13 +161,12 @@ static void put_le(uint8_t *p, uint64_t v, int bytes)
 static void build_welcome(const struct tc_client *c, uint8_t *w)
 {
     memset(w, 0, TC_WELCOME_SIZE);
-    double timer_mul = 1.0;
     uint64_t mul_bits;
-    memcpy(&mul_bits, &timer_mul, sizeof(mul_bits));
-    put_le(w + 0, mul_bits, 8);
-    put_le(w + 8, (uint64_t)c->init_begin, 8);
+    memcpy(&mul_bits, &c->welcome.timer_mul, sizeof(mul_bits));
+    put_le(w + 0, mul_bits, 8);                /* normally 1.0: ticks are ns */
+    put_le(w + 8, (uint64_t)c->welcome.init_begin, 8);
     put_le(w + 16, (uint64_t)c->init_end, 8);
-    put_le(w + 24, 10, 8);                     /* resolution: 10 ticks */
+    put_le(w + 24, c->welcome.resolution, 8);  /* normally 10 ticks */
     put_le(w + 32, (uint64_t)time(NULL), 8);   /* epoch */
     put_le(w + 40, c->welcome.exectime, 8);    /* 0: unknown */
     put_le(w + 48, (uint64_t)getpid(), 8);

@@ -1994,6 +1994,116 @@ START_TEST(a_spool_thread_that_cannot_start_is_given_up)
 }
 END_TEST
 
+/* Hostile input of the `malformed` scenario that would make the file one
+ * upstream's tools cannot read, or the capture reach undefined behaviour
+ * (absurd welcome times, call stacks of no frame, zones nested too deep):
+ * exit 0 with a warning naming it, the session goes on to Terminate, and
+ * the saved file holds every zone the manifest expects and passes our
+ * reader's checks for what upstream's tools need (times within 48 bits,
+ * no call stack without a frame, no nesting deeper than they read back).
+ * The client's recording, through --recover, gives the same. Run under a
+ * sanitizer build with halt_on_error, a report fails the capture. */
+static void check_hostile_input(const char *kind, const char *expect)
+{
+    tmp_t t = tmp_make();
+    char rec[160], out2[160];
+    snprintf(rec, sizeof rec, "%s/client.bin", t.dir);
+    snprintf(out2, sizeof out2, "%s/recovered.tracy", t.dir);
+    client_t c = client_start("--scenario", "malformed", "--garbage-kind", kind, "--manifest", t.manifest,
+                              "--record", rec, NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", "--end-timeout", "5", NULL);
+    ck_assert_int_eq(client_finish(&c), 0);
+    ck_assert_msg(r.rc == 0, "%s: rc %d: %s", kind, r.rc, r.err);
+    ck_assert_msg(strstr(r.err, expect), "%s: expected '%s' in: %s", kind, expect, r.err);
+    char *man = read_file(t.manifest);
+    ck_assert_ptr_nonnull(strstr(man, "\nend terminate"));
+    const long long bad = manifest_value(man, "bad_events");
+    char n[96];
+    if (bad > 0) snprintf(n, sizeof n, "warning: %lld event%s dropped or repaired", bad, bad == 1 ? "" : "s");
+    else snprintf(n, sizeof n, "events dropped or repaired");
+    ck_assert_msg(strstr(r.err, n), "%s: expected '%s' in: %s", kind, n, r.err);
+    free(r.err);
+
+    const long long want = manifest_value(man, "zones_expected");
+    ck_assert_int_gt(want, manifest_value(man, "bad_zones_before"));
+    const char *files[] = { t.out, out2 };
+    for (int i = 0; i < 2; i++) {
+        if (i == 1) {
+            r = capture_run(0, "-o", out2, "--recover", rec, NULL);
+            ck_assert_msg(r.rc == 0, "%s: --recover rc %d: %s", kind, r.rc, r.err);
+            ck_assert_msg(strstr(r.err, expect), "%s: --recover: expected '%s' in: %s", kind, expect, r.err);
+            free(r.err);
+        }
+        ck_assert_msg(reader_run("--summary", files[i], t.summary) == 0, "%s: the reader refuses %s", kind, files[i]);
+        char *sum = read_file(t.summary);
+        ck_assert_msg(summary_value(sum, "zones") == want, "%s: %lld zones saved in %s, %lld expected", kind,
+                      summary_value(sum, "zones"), files[i], want);
+        static const char *const same[] = { "threads", "messages", "plots", "locks" };
+        for (size_t k = 0; k < sizeof same / sizeof same[0]; k++)
+            ck_assert_msg(summary_value(sum, same[k]) == manifest_value(man, same[k]), "%s: %s: sent %lld, saved %lld",
+                          kind, same[k], manifest_value(man, same[k]), summary_value(sum, same[k]));
+        free(sum);
+    }
+    free(man);
+    tmp_remove(&t);
+}
+
+START_TEST(welcome_with_a_nan_timer_multiplier_takes_ticks_as_ns)
+{
+    check_hostile_input("timer-nan", "the welcome's timer multiplier nan is not a finite positive number "
+                                     "(ticks taken as nanoseconds)");
+}
+END_TEST
+
+START_TEST(welcome_with_an_infinite_timer_multiplier_takes_ticks_as_ns)
+{
+    check_hostile_input("timer-infinite", "the welcome's timer multiplier inf is not a finite positive number");
+}
+END_TEST
+
+START_TEST(welcome_with_a_huge_timer_multiplier_keeps_times_in_48_bits)
+{
+    check_hostile_input("timer-huge", "the welcome's timer resolution of 10 ticks converts to 1e+31 ns, outside "
+                                      "the +-2^47 ns (about 39 hours) a trace holds (kept as 140737488355327 ns)");
+}
+END_TEST
+
+START_TEST(welcome_with_the_largest_resolution_keeps_it_in_48_bits)
+{
+    check_hostile_input("resolution-max", "the welcome's timer resolution of 18446744073709551615 ticks converts "
+                                          "to 1.84467e+19 ns, outside the +-2^47 ns");
+}
+END_TEST
+
+START_TEST(welcome_with_a_far_init_begin_keeps_times_in_48_bits)
+{
+    check_hostile_input("init-begin-far", "a time of 1250000 ticks converts to 4.61169e+18 ns, outside the +-2^47 ns "
+                                          "(about 39 hours) a trace holds (kept as 140737488355327 ns; the "
+                                          "welcome's initBegin is -4611686018427387904");
+}
+END_TEST
+
+START_TEST(call_stack_payload_without_a_frame_is_dropped)
+{
+    check_hostile_input("callstack-empty", "CallstackPayload event at byte 0 of the decompressed frame: call stack "
+                                           "payload of 4 bytes holds no frame (dropped)");
+}
+END_TEST
+
+START_TEST(allocated_call_stack_without_a_whole_frame_is_dropped)
+{
+    check_hostile_input("callstack-alloc-empty", "CallstackAllocPayload event at byte 0 of the decompressed frame: "
+                                                 "allocated call stack payload of 7 bytes holds no whole frame");
+}
+END_TEST
+
+START_TEST(zones_nested_too_deep_are_dropped_and_those_above_kept)
+{
+    check_hostile_input("zone-depth", "zone on thread 1000 nested deeper than the 4000 levels upstream's tools "
+                                      "read back (dropped, with its children)");
+}
+END_TEST
+
 static Suite *e2e_suite(void)
 {
     Suite *s = suite_create("end to end");
@@ -2059,6 +2169,14 @@ static Suite *e2e_suite(void)
     tcase_add_test(hostile, a_capture_that_never_began_leaves_nothing_in_the_way);
     tcase_add_test(hostile, a_spool_in_use_is_refused);
     tcase_add_test(hostile, a_spool_thread_that_cannot_start_is_given_up);
+    tcase_add_test(hostile, welcome_with_a_nan_timer_multiplier_takes_ticks_as_ns);
+    tcase_add_test(hostile, welcome_with_an_infinite_timer_multiplier_takes_ticks_as_ns);
+    tcase_add_test(hostile, welcome_with_a_huge_timer_multiplier_keeps_times_in_48_bits);
+    tcase_add_test(hostile, welcome_with_the_largest_resolution_keeps_it_in_48_bits);
+    tcase_add_test(hostile, welcome_with_a_far_init_begin_keeps_times_in_48_bits);
+    tcase_add_test(hostile, call_stack_payload_without_a_frame_is_dropped);
+    tcase_add_test(hostile, allocated_call_stack_without_a_whole_frame_is_dropped);
+    tcase_add_test(hostile, zones_nested_too_deep_are_dropped_and_those_above_kept);
     suite_add_tcase(s, hostile);
     return s;
 }

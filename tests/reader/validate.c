@@ -33,6 +33,21 @@ static void violation(vctx *v, int section, const char *fmt, ...)
 
 /* ---- shared predicates --------------------------------------------------- */
 
+/* Times upstream keeps in 48-bit fields (tracy-file-0.14.md part 4). */
+#define TIME48_MAX ((INT64_C(1) << 47) - 1)
+
+static int time48_ok(int64_t t)
+{
+    return t >= -TIME48_MAX && t <= TIME48_MAX;
+}
+
+/* The deepest zone nesting a file may hold: upstream's loader reads the
+ * zone tree recursively (Worker::ReadTimeline, about 136 bytes of stack
+ * per level in a -O2 build: some 60,000 levels in 8 MB, 7,000 in the 1 MB
+ * of a Windows or WebAssembly thread); tracy-capture drops zones deeper
+ * than this. */
+#define ZONE_DEPTH_MAX 4000
+
 static int sidx_ok(const tf_model *m, uint32_t sidx)
 {
     return sidx == 0 || sidx <= m->string_count;
@@ -85,6 +100,52 @@ static void check_capture_strings(vctx *v)
         violation(v, 1, "capture name/program/host info must be shorter than 1024 bytes "
                         "(%" PRIu64 "/%" PRIu64 "/%" PRIu64 ")",
                   m->capture_name_len, m->capture_program_len, m->host_info_len);
+}
+
+/* Report the first of arr[0..n) whose time `field` does not fit in 48 bits. */
+#define CHECK_TIMES(v, section, what, arr, n, field)                                                      \
+    do {                                                                                                  \
+        for (size_t k_ = 0; k_ < (n); k_++)                                                               \
+            if (!time48_ok((arr)[k_].field)) {                                                            \
+                violation(v, section, "%s %zu: time %" PRId64 " does not fit in 48 bits", what, k_,     \
+                          (int64_t)(arr)[k_].field);                                                      \
+                break;                                                                                    \
+            }                                                                                             \
+    } while (0)
+
+/* Times outside 48 bits: upstream's readers wrap them (zone and GPU zone
+ * times fail the load already). */
+static void check_times(vctx *v)
+{
+    const tf_model *m = v->m;
+    if (m->resolution < 0 || m->resolution > TIME48_MAX)
+        violation(v, 1, "timer resolution %" PRId64 " is not within 0..2^47", m->resolution);
+    if (!time48_ok(m->last_time))
+        violation(v, 1, "last time %" PRId64 " does not fit in 48 bits", m->last_time);
+    CHECK_TIMES(v, 3, "crash", &m->crash, 1, time);
+    for (size_t i = 0; i < m->frameset_count; i++) {
+        CHECK_TIMES(v, 4, "frame start", m->framesets[i].frames, m->framesets[i].count, start);
+        CHECK_TIMES(v, 4, "frame end", m->framesets[i].frames, m->framesets[i].count, end);
+    }
+    CHECK_TIMES(v, 17, "lock announce", m->locks, m->lock_count, announce);
+    CHECK_TIMES(v, 17, "lock terminate", m->locks, m->lock_count, terminate);
+    for (size_t i = 0; i < m->lock_count; i++)
+        CHECK_TIMES(v, 17, "lock event", m->locks[i].events, m->locks[i].event_count, time);
+    CHECK_TIMES(v, 18, "message", m->messages, m->message_count, time);
+    for (size_t i = 0; i < m->thread_count; i++) {
+        CHECK_TIMES(v, 20, "sample", m->threads[i].samples, m->threads[i].sample_count, time);
+        CHECK_TIMES(v, 20, "context switch sample", m->threads[i].ctx_samples, m->threads[i].ctx_sample_count, time);
+    }
+    for (size_t i = 0; i < m->plot_count; i++)
+        CHECK_TIMES(v, 22, "plot point", m->plots[i].points, m->plots[i].count, time);
+    for (size_t i = 0; i < m->pool_count; i++)
+        CHECK_TIMES(v, 23, "memory event", m->pools[i].events, m->pools[i].count, time_alloc);
+    for (size_t i = 0; i < m->ctx_thread_count; i++) {
+        CHECK_TIMES(v, 28, "context switch start", m->ctx_threads[i].records, m->ctx_threads[i].count, start);
+        CHECK_TIMES(v, 28, "context switch end", m->ctx_threads[i].records, m->ctx_threads[i].count, end);
+    }
+    for (int i = 0; i < 256; i++)
+        CHECK_TIMES(v, 29, "CPU context switch", m->cpu_switches[i].records, m->cpu_switches[i].count, start);
 }
 
 static void check_crash_event(vctx *v)
@@ -419,9 +480,15 @@ static void check_thread_timeline(vctx *v, const rhorder *listed, const tf_threa
     const tf_model *m = v->m;
     open_zone *stack = NULL;
     size_t depth = 0, cap = 0, last_top = SIZE_MAX;
+    int too_deep = 0;
     for (size_t i = th->zone_first; i < th->zone_first + th->zone_num; i++) {
         while (depth > 0 && i > stack[depth - 1].zone + m->zones[stack[depth - 1].zone].ndesc)
             depth--;
+        if (depth + 1 > ZONE_DEPTH_MAX && !too_deep) {
+            too_deep = 1;
+            violation(v, 20, "thread %" PRIu64 " zone %zu: nested %zu deep, more than the %d levels upstream's "
+                      "recursive loader reads safely", th->id, i, depth + 1, ZONE_DEPTH_MAX);
+        }
         size_t parent = depth > 0 ? stack[depth - 1].zone : SIZE_MAX;
         size_t *prev = depth > 0 ? &stack[depth - 1].last_child : &last_top;
         if (check_zone(v, listed, i, parent, *prev) != 0 && v->count > v->max_reports)
@@ -597,6 +664,18 @@ static void check_callstacks(vctx *v)
         }
 }
 
+/* A call stack of no frame: upstream's tracy-csvexport -u crashes on a
+ * sample of it. */
+static void check_callstack_sizes(vctx *v)
+{
+    const tf_model *m = v->m;
+    for (size_t i = 0; i < m->callstack_count; i++)
+        if (m->callstacks[i].count == 0) {
+            violation(v, 24, "call stack %zu has no frame", i + 1);
+            return;
+        }
+}
+
 static void check_callstack_frames(vctx *v)
 {
     const tf_model *m = v->m;
@@ -697,6 +776,7 @@ typedef void (*check_fn)(vctx *v);
 
 static const check_fn CHECKS[] = {
     check_capture_strings,      /* §5.1  strings < 1024 bytes */
+    check_times,                /* §4    times in 48 bits (zones and GPU zones: when loaded) */
     check_crash_event,          /* §5.3  callstack index */
     check_frame_sets,           /* §5.4  base set first, frames ordered */
     check_frame_images,         /* §5.4/§5.27 image indices, DXT1 sizes */
@@ -719,6 +799,7 @@ static const check_fn CHECKS[] = {
     check_plots,                /* §5.22 types, point order */
     check_memory,               /* §5.23 default pool, freedCount, order, threads */
     check_callstacks,           /* §5.24 frame ids */
+    check_callstack_sizes,      /* §5.24 no empty call stack */
     check_callstack_frames,     /* §5.25 unique ids, string indices */
     check_app_info,             /* §5.26 string refs */
     check_thread_ctx_switches,  /* §5.28 unique threads */

@@ -1,8 +1,9 @@
 /* test_fuzz_regressions.c - what the fuzz targets (tests/fuzz) found, each
  * reduced to its essence. Most are client-controlled times far apart or
- * out of range: they must wrap, or convert to INT64_MIN, as upstream's
- * x86-64 code does, instead of overflowing (undefined behaviour, which
- * the sanitizer builds report). */
+ * out of range: they enter the model within the +-2^47 ns a trace holds
+ * (model_time keeps one outside at the nearest end, a failure), and the
+ * arithmetic on them wraps instead of overflowing (undefined behaviour,
+ * which the sanitizer builds report). */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -37,27 +38,68 @@ static void teardown(fixture_t *f)
     queryq_free(&f->q);
 }
 
-/* A hardware sample whose time does not fit in int64 once scaled. */
-START_TEST(time_out_of_range_converts_to_int64_min)
+/* A hardware sample whose time does not fit in int64 once scaled: kept at
+ * the end of the range, a failure for each time outside it. */
+START_TEST(time_out_of_range_is_kept_at_the_end_of_the_range)
 {
     fixture_t f;
     setup(&f, 1e30, 0);
-    ck_assert_int_eq(model_time(&f.m, 5), INT64_MIN);
+    const uint64_t welcome_failures = f.m.failures; /* the initEnd */
+    ck_assert_int_eq(model_time(&f.m, 5), MODEL_TIME_MAX);
+    ck_assert_int_eq(model_time(&f.m, -5), -MODEL_TIME_MAX);
+    ck_assert_int_eq(model_time(&f.m, 0), 0);
     model_hw_sample(&f.m, 0, 0x1234, 5);
     ck_assert_uint_eq(f.m.hw.n, 1);
-    ck_assert_int_eq(f.m.hw.v[0].v[0].v[0], INT64_MIN);
-    f.m.timer_mul = NAN;
-    ck_assert_int_eq(model_time(&f.m, 5), INT64_MIN);
+    ck_assert_int_eq(f.m.hw.v[0].v[0].v[0], MODEL_TIME_MAX);
+    ck_assert_uint_eq(f.m.failures, welcome_failures + 3);
+    ck_assert_ptr_nonnull(strstr(f.m.first_failure, "outside the +-2^47 ns"));
     teardown(&f);
     /* ticks - base wraps */
     setup(&f, 1.0, -10);
-    ck_assert_int_eq(model_time(&f.m, INT64_MAX), INT64_MIN);
+    ck_assert_int_eq(model_time(&f.m, INT64_MAX), -MODEL_TIME_MAX);
+    ck_assert_int_eq(model_time(&f.m, (INT64_C(1) << 47) - 11), MODEL_TIME_MAX);
+    ck_assert_uint_eq(f.m.failures, 1);
     teardown(&f);
 }
 END_TEST
 
-/* A lock event 1.6e19 ns before the one before it: the warning states the
- * distance without overflowing, and the time is kept monotonic. */
+/* A GPU time far beyond the range (the client's GPU ticks): kept at its
+ * end, a failure. */
+START_TEST(gpu_time_out_of_range_is_kept_at_the_end_of_the_range)
+{
+    fixture_t f;
+    setup(&f, 1.0, 0);
+    model_gpu_new_context(&f.m, 100, 100, 0, 1.0f, 0, 0, 1);
+    model_gpu_zone_begin(&f.m, 200, 1000, 5, 0, 0x1000, false, false, false);
+    model_gpu_time(&f.m, INT64_C(1) << 60, 5, 0);
+    ck_assert_uint_eq(f.m.gpu_order.n, 1);
+    ck_assert_int_eq(f.m.gpu_order.v[0]->zones.v[0].gpu_start, MODEL_TIME_MAX);
+    ck_assert_uint_eq(f.m.failures, 1);
+    ck_assert_ptr_nonnull(strstr(f.m.first_failure, "a GPU time of 1152921504606846976 GPU ticks"));
+    teardown(&f);
+}
+END_TEST
+
+/* A welcome timer multiplier that is not a finite positive number: ticks
+ * are taken as ns, one failure. */
+START_TEST(timer_multiplier_not_finite_and_positive_is_taken_as_one)
+{
+    const double bad[] = { NAN, INFINITY, -INFINITY, 0.0, -1.0 };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        fixture_t f;
+        setup(&f, bad[i], 100);
+        ck_assert(f.m.timer_mul == 1.0);
+        ck_assert_int_eq(model_time(&f.m, 1100), 1000);
+        ck_assert_uint_eq(f.m.failures, 1);
+        ck_assert_ptr_nonnull(strstr(f.m.first_failure, "is not a finite positive number"));
+        teardown(&f);
+    }
+}
+END_TEST
+
+/* A lock event 1.6e19 ns before the one before it: both times kept at the
+ * ends of the range, the warning states the distance without overflowing,
+ * and the time is kept monotonic. */
 START_TEST(lock_time_going_far_back_is_reported_without_overflow)
 {
     fixture_t f;
@@ -68,12 +110,17 @@ START_TEST(lock_time_going_far_back_is_reported_without_overflow)
     ck_assert_uint_eq(f.m.locks.n, 1);
     ck_assert_uint_eq(f.m.locks.v[0].events.n, 2);
     ck_assert_int_eq(f.m.locks.v[0].events.v[1].time, f.m.locks.v[0].events.v[0].time);
-    ck_assert_ptr_nonnull(strstr(f.m.first_failure, "goes back 16140865879586874368 ns"));
+    ck_assert_uint_eq(f.m.failures, 3);
+    ck_assert_ptr_nonnull(strstr(f.m.first_failure, "outside the +-2^47 ns"));
+    f.m.failures = 0;
+    model_lock_event(&f.m, 1, 7, -(INT64_C(1) << 46), 1, true);
+    ck_assert_ptr_nonnull(strstr(f.m.first_failure, "goes back 211106232532991 ns"));
     teardown(&f);
 }
 END_TEST
 
-/* A thread switched in at -6e18 ns and out at +6e18 ns. */
+/* A thread switched in at -6e18 ns and out at +6e18 ns: kept at the ends
+ * of the range. */
 START_TEST(context_switch_running_time_wraps)
 {
     fixture_t f;
@@ -83,12 +130,13 @@ START_TEST(context_switch_running_time_wraps)
     model_context_switch(&f.m, out, 7, 0, 0, 0, 0);
     uint64_t *v = hmap_get(&f.m.switch_map, 7);
     ck_assert_ptr_nonnull(v);
-    ck_assert_int_eq(f.m.switches.v[*v].running_time, (int64_t)((uint64_t)out - (uint64_t)in));
+    ck_assert_int_eq(f.m.switches.v[*v].running_time, 2 * MODEL_TIME_MAX);
     teardown(&f);
 }
 END_TEST
 
-/* Two power reports of one name 2^63 + 4.7e16 ns apart. */
+/* Two power reports of one name 2^63 + 4.7e16 ns apart: kept at the ends
+ * of the range. */
 START_TEST(power_plot_interval_wraps)
 {
     fixture_t f;
@@ -99,8 +147,7 @@ START_TEST(power_plot_interval_wraps)
     ck_assert_ptr_nonnull(v);
     const plot_t *p = f.m.plots[*v];
     ck_assert_uint_eq(p->points.n, 1);
-    const int64_t dt = (int64_t)((uint64_t)46795508789073352 - (uint64_t)INT64_MIN);
-    ck_assert(p->points.v[0].val == 10 * 1000.0 / (double)dt);
+    ck_assert(p->points.v[0].val == 10 * 1000.0 / (double)(2 * MODEL_TIME_MAX));
     teardown(&f);
 }
 END_TEST
@@ -150,7 +197,9 @@ Suite *fuzz_regressions_suite(void)
 {
     Suite *s = suite_create("fuzz regressions");
     TCase *tc = tcase_create("fuzz regressions");
-    tcase_add_test(tc, time_out_of_range_converts_to_int64_min);
+    tcase_add_test(tc, time_out_of_range_is_kept_at_the_end_of_the_range);
+    tcase_add_test(tc, timer_multiplier_not_finite_and_positive_is_taken_as_one);
+    tcase_add_test(tc, gpu_time_out_of_range_is_kept_at_the_end_of_the_range);
     tcase_add_test(tc, context_switch_running_time_wraps);
     tcase_add_test(tc, power_plot_interval_wraps);
     tcase_add_test(tc, frame_image_shorter_than_its_size_is_dropped);
