@@ -166,14 +166,24 @@ static char *fixed_string(const uint8_t *p, size_t max)
     return xmemdup(p, n);
 }
 
+/* No clock a Tracy client reads ticks slower than this (ns per tick: a
+ * millisecond; TSCs tick below 1 ns, QueryPerformanceCounter at 100 ns). */
+#define TIMER_MUL_MAX 1e6
+
 /* The welcome's timer multiplier (ns per tick): one that is not a finite
  * positive number would make every time NaN, infinite, zero or running
- * backwards; the ticks are taken as nanoseconds instead. */
+ * backwards, and a huge one would put every time past the range a trace
+ * holds; the ticks are taken as nanoseconds instead, which keeps the
+ * session's shape. */
 static double welcome_timer_mul(model_t *m, double mul)
 {
-    if (isfinite(mul) && mul > 0) return mul;
-    model_failure(m, "the welcome's timer multiplier %g is not a finite positive number (ticks taken as nanoseconds)",
-                  mul);
+    if (isfinite(mul) && mul > 0 && mul <= TIMER_MUL_MAX) return mul;
+    if (isfinite(mul) && mul > 0)
+        model_failure(m, "the welcome's timer multiplier %g ns per tick is beyond any clock's (at most %g; ticks "
+                      "taken as nanoseconds)", mul, TIMER_MUL_MAX);
+    else
+        model_failure(m, "the welcome's timer multiplier %g is not a finite positive number (ticks taken as "
+                      "nanoseconds)", mul);
     return 1.0;
 }
 

@@ -275,7 +275,7 @@ void scenario_bad_configure(struct tc_client *c)
     switch (c->opt.garbage_kind) {
     case TC_BAD_TIMER_NAN: w->timer_mul = NAN; b->events = 1; break;
     case TC_BAD_TIMER_INFINITE: w->timer_mul = INFINITY; b->events = 1; break;
-    case TC_BAD_TIMER_HUGE: w->timer_mul = 1e30; break;            /* every time: too many to count */
+    case TC_BAD_TIMER_HUGE: w->timer_mul = 1e30; b->events = 1; break;
     case TC_BAD_RESOLUTION_MAX: w->resolution = UINT64_MAX; b->events = 1; break;
     case TC_BAD_INIT_BEGIN_FAR: w->init_begin = INT64_MIN / 2; break; /* every time */
     default: break;

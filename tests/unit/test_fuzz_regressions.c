@@ -5,6 +5,7 @@
  * arithmetic on them wraps instead of overflowing (undefined behaviour,
  * which the sanitizer builds report). */
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,12 +44,13 @@ static void teardown(fixture_t *f)
 START_TEST(time_out_of_range_is_kept_at_the_end_of_the_range)
 {
     fixture_t f;
-    setup(&f, 1e30, 0);
-    const uint64_t welcome_failures = f.m.failures; /* the initEnd */
-    ck_assert_int_eq(model_time(&f.m, 5), MODEL_TIME_MAX);
-    ck_assert_int_eq(model_time(&f.m, -5), -MODEL_TIME_MAX);
+    setup(&f, 1e6, 0);      /* the coarsest clock taken */
+    const int64_t far = INT64_C(1) << 40;
+    const uint64_t welcome_failures = f.m.failures;
+    ck_assert_int_eq(model_time(&f.m, far), MODEL_TIME_MAX);
+    ck_assert_int_eq(model_time(&f.m, -far), -MODEL_TIME_MAX);
     ck_assert_int_eq(model_time(&f.m, 0), 0);
-    model_hw_sample(&f.m, 0, 0x1234, 5);
+    model_hw_sample(&f.m, 0, 0x1234, far);
     ck_assert_uint_eq(f.m.hw.n, 1);
     ck_assert_int_eq(f.m.hw.v[0].v[0].v[0], MODEL_TIME_MAX);
     ck_assert_uint_eq(f.m.failures, welcome_failures + 3);
@@ -94,6 +96,21 @@ START_TEST(timer_multiplier_not_finite_and_positive_is_taken_as_one)
         ck_assert_ptr_nonnull(strstr(f.m.first_failure, "is not a finite positive number"));
         teardown(&f);
     }
+    /* beyond a millisecond per tick, no clock's: the same */
+    const double huge[] = { 1e6 * 1.01, 1e30, DBL_MAX };
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+        fixture_t f;
+        setup(&f, huge[i], 100);
+        ck_assert(f.m.timer_mul == 1.0);
+        ck_assert_uint_eq(f.m.failures, 1);
+        ck_assert_ptr_nonnull(strstr(f.m.first_failure, "is beyond any clock's"));
+        teardown(&f);
+    }
+    fixture_t f;
+    setup(&f, 1e6, 100);    /* a millisecond per tick is kept */
+    ck_assert(f.m.timer_mul == 1e6);
+    ck_assert_uint_eq(f.m.failures, 0);
+    teardown(&f);
 }
 END_TEST
 
