@@ -233,7 +233,11 @@ typedef struct {
 typedef struct {
     uint64_t key;             /* submitting thread, 0 for bound contexts */
     VEC(uint32_t) stack;      /* open zone indices */
+    uint32_t dropped;         /* zones open beyond ZONE_DEPTH_MAX, dropped (innermost) */
 } gpu_timeline_t;
+
+/* A GPU query of a dropped zone: its GpuTime is dropped with it. */
+#define GPU_QUERY_DROPPED UINT32_MAX
 
 typedef struct {
     uint64_t thread;

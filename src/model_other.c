@@ -275,6 +275,14 @@ void model_gpu_zone_begin(model_t *m, int64_t cpu_ticks, uint32_t thread, uint16
         VEC_PUSH(c->timelines, g);
     }
     gpu_timeline_t *g = &c->timelines.v[*tl];
+    if (g->stack.n >= ZONE_DEPTH_MAX) {
+        /* upstream's loaders read GPU zones recursively too */
+        model_failure(m, "GPU zone of context %u nested deeper than the %d levels upstream's tools read back "
+                      "(dropped, with its children)", context, ZONE_DEPTH_MAX);
+        g->dropped++;
+        c->query[query_id] = GPU_QUERY_DROPPED;
+        return;
+    }
     if (g->stack.n) {
         /* the first child of a zone opens a child list */
         gpu_zone_t *parent = &c->zones.v[g->stack.v[g->stack.n - 1]];
@@ -296,6 +304,11 @@ void model_gpu_zone_end(model_t *m, int64_t cpu_ticks, uint32_t thread, uint16_t
     if (!c) return;
     uint64_t *tl = hmap_get(&c->timeline_map, thread);
     gpu_timeline_t *g = tl ? &c->timelines.v[*tl] : NULL;
+    if (g && g->dropped) {
+        g->dropped--;
+        c->query[query_id] = GPU_QUERY_DROPPED;
+        return;
+    }
     if (!g || g->stack.n == 0) {
         model_failure(m, "GPU zone end without an open zone (context %u)", context);
         return;
@@ -345,6 +358,7 @@ void model_gpu_time(model_t *m, int64_t gpu_ticks, uint16_t query_id, uint8_t co
     }
     uint32_t zi = c->query[query_id];
     c->query[query_id] = 0;
+    if (zi == GPU_QUERY_DROPPED) return;
     if (!zi) {
         model_failure(m, "GpuTime for query %u of context %u, which has no zone", query_id, context);
         return;

@@ -59,6 +59,7 @@ enum tc_garbage_kind {
     TC_BAD_CALLSTACK_EMPTY,
     TC_BAD_CALLSTACK_ALLOC_EMPTY,
     TC_BAD_ZONE_DEPTH,
+    TC_BAD_GPU_ZONE_DEPTH,
 };
 
 struct tc_options {

@@ -55,6 +55,7 @@ static void usage(FILE *out)
             "                        lock-unannounced, gpu-unknown-context, fiber-unknown,\n"
             "                        time-backwards, unasked-answers, srcloc-overflow,\n"
             "                        callstack-empty, callstack-alloc-empty, zone-depth,\n"
+            "                        gpu-zone-depth,\n"
             "                        absurd-length or absurd-string; or in the welcome:\n"
             "                        timer-nan, timer-infinite, timer-huge, resolution-max,\n"
             "                        init-begin-far (default lock-unannounced)\n"
@@ -109,6 +110,7 @@ static const struct {
     { "callstack-empty", TC_BAD_CALLSTACK_EMPTY, true },
     { "callstack-alloc-empty", TC_BAD_CALLSTACK_ALLOC_EMPTY, true },
     { "zone-depth", TC_BAD_ZONE_DEPTH, true },
+    { "gpu-zone-depth", TC_BAD_GPU_ZONE_DEPTH, true },
 };
 
 #define N_GARBAGE_KINDS (sizeof(garbage_kinds) / sizeof(garbage_kinds[0]))

@@ -214,6 +214,40 @@ static void send_zone_depth(struct gen *g)
     c->man.bad.events = c->man.bad.zones_dropped;
 }
 
+/* gpu-zone-depth: DEEP_ZONES GPU zones nested on a context of their own,
+ * each with both GpuTimes; the ones beyond ZONE_DEPTH_KEPT are dropped
+ * (upstream reads GPU zones recursively too), the ones above kept. */
+#define DEEP_GPU_CONTEXT 3
+
+static void send_gpu_zone_depth(struct gen *g)
+{
+    struct tc_client *c = g->c;
+    struct gen_thread *t = &g->th[0];
+    const struct tc_gpu_context ctx = { .cpu_time = t->now, .period = 1.0f, .context = DEEP_GPU_CONTEXT, .type = 1 };
+    ev_gpu_new_context(c, &ctx);
+    for (int i = 0; i < DEEP_ZONES; i++) {
+        t->now += 10;
+        const struct tc_gpu_begin b = { .cpu_time = t->now, .producer = t->tid, .thread = t->tid,
+                                        .query = (uint16_t)i, .context = DEEP_GPU_CONTEXT,
+                                        .loc = names_srcloc_at(c, g->loc_render) };
+        ev_gpu_zone_begin(c, &b);
+        if (i % 2048 == 0)
+            session_pump(c);
+    }
+    for (int i = 0; i < DEEP_ZONES; i++) {
+        t->now += 10;
+        const struct tc_gpu_end e = { .cpu_time = t->now, .producer = t->tid, .thread = t->tid,
+                                      .query = (uint16_t)(DEEP_ZONES + i), .context = DEEP_GPU_CONTEXT };
+        ev_gpu_zone_end(c, &e);
+        if (i % 2048 == 0)
+            session_pump(c);
+    }
+    for (int q = 0; q < 2 * DEEP_ZONES; q++)
+        ev_gpu_time(c, 1000 + 10 * (int64_t)q, (uint16_t)q, DEEP_GPU_CONTEXT);
+    c->man.facts.gpu_zones += ZONE_DEPTH_KEPT;
+    c->man.bad.events = DEEP_ZONES - ZONE_DEPTH_KEPT;
+}
+
 /* ------------------------------------------------------------- breaking */
 
 static void put_le(uint8_t *p, uint64_t v, int bytes)
@@ -261,6 +295,7 @@ static bool inject(struct gen *g, enum tc_garbage_kind kind)
     case TC_BAD_CALLSTACK_EMPTY: send_callstack_empty(g, false); break;
     case TC_BAD_CALLSTACK_ALLOC_EMPTY: send_callstack_empty(g, true); break;
     case TC_BAD_ZONE_DEPTH: send_zone_depth(g); break;
+    case TC_BAD_GPU_ZONE_DEPTH: send_gpu_zone_depth(g); break;
     case TC_BAD_ABSURD_LENGTH: send_absurd_length(g, false); return true;
     case TC_BAD_ABSURD_STRING: send_absurd_length(g, true); return true;
     default: break;

@@ -2042,6 +2042,8 @@ static void check_hostile_input(const char *kind, const char *expect)
         for (size_t k = 0; k < sizeof same / sizeof same[0]; k++)
             ck_assert_msg(summary_value(sum, same[k]) == manifest_value(man, same[k]), "%s: %s: sent %lld, saved %lld",
                           kind, same[k], manifest_value(man, same[k]), summary_value(sum, same[k]));
+        ck_assert_msg(summary_value(sum, "gpuZones") == manifest_value(man, "gpu_zones"), "%s: GPU zones: %lld kept, "
+                      "%lld saved", kind, manifest_value(man, "gpu_zones"), summary_value(sum, "gpuZones"));
         free(sum);
     }
     free(man);
@@ -2094,6 +2096,13 @@ START_TEST(allocated_call_stack_without_a_whole_frame_is_dropped)
 {
     check_hostile_input("callstack-alloc-empty", "CallstackAllocPayload event at byte 0 of the decompressed frame: "
                                                  "allocated call stack payload of 7 bytes holds no whole frame");
+}
+END_TEST
+
+START_TEST(gpu_zones_nested_too_deep_are_dropped_and_those_above_kept)
+{
+    check_hostile_input("gpu-zone-depth", "GPU zone of context 3 nested deeper than the 4000 levels upstream's tools "
+                                          "read back (dropped, with its children)");
 }
 END_TEST
 
@@ -2177,6 +2186,7 @@ static Suite *e2e_suite(void)
     tcase_add_test(hostile, call_stack_payload_without_a_frame_is_dropped);
     tcase_add_test(hostile, allocated_call_stack_without_a_whole_frame_is_dropped);
     tcase_add_test(hostile, zones_nested_too_deep_are_dropped_and_those_above_kept);
+    tcase_add_test(hostile, gpu_zones_nested_too_deep_are_dropped_and_those_above_kept);
     suite_add_tcase(s, hostile);
     return s;
 }

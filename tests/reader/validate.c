@@ -546,19 +546,53 @@ static void check_samples(vctx *v)
 
 /* ---- §5.21 .. §5.23 ------------------------------------------------------ */
 
+/* How deep GPU zone i of a pre-order run nests, given the last zone under
+ * each open ancestor in ends[0..*depth) (grown as needed); 0 if out of memory. */
+static size_t gpu_zone_depth(vctx *v, const tf_gpu_zone *z, size_t i, size_t **ends, size_t *depth, size_t *cap)
+{
+    while (*depth > 0 && i > (*ends)[*depth - 1])
+        (*depth)--;
+    const size_t d = *depth + 1;
+    if (z->ndesc == 0)
+        return d;
+    if (*depth == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 64;
+        size_t *p = realloc(*ends, ncap * sizeof *p);
+        if (!p) {
+            v->oom = 1;
+            return 0;
+        }
+        *ends = p;
+        *cap = ncap;
+    }
+    (*ends)[(*depth)++] = i + z->ndesc;
+    return d;
+}
+
 static void check_gpu_zone_range(vctx *v, size_t c, const tf_gpu_timeline *tl, uint64_t *started)
 {
     const tf_model *m = v->m;
+    size_t *ends = NULL, depth = 0, cap = 0;
+    int too_deep = 0;
     for (size_t i = tl->zone_first; i < tl->zone_first + tl->zone_num; i++) {
         const tf_gpu_zone *z = &m->gpu_zones[i];
+        const size_t d = gpu_zone_depth(v, z, i, &ends, &depth, &cap);
+        if (d == 0)
+            break;
+        if (d > ZONE_DEPTH_MAX && !too_deep) {
+            too_deep = 1;
+            violation(v, 21, "context %zu GPU zone %zu: nested %zu deep, more than the %d levels upstream's "
+                      "recursive loader reads safely", c, i, d, ZONE_DEPTH_MAX);
+        }
         if (z->gpu_start >= 0)
             (*started)++;
         if (!srcloc_id_ok(m, z->srcloc) || z->thread >= m->local_thread_count || !callstack_ok(m, z->callstack)) {
             violation(v, 21, "context %zu GPU zone %zu: bad srcloc %d, thread %u or callstack", c, i, z->srcloc,
                       z->thread);
-            return;
+            break;
         }
     }
+    free(ends);
 }
 
 static void check_gpu(vctx *v)
