@@ -16,6 +16,7 @@ void model_init(model_t *m, queryq_t *queries)
     *m = (model_t){0};
     m->queries = queries;
     m->single_string = m->second_string = -1;
+    hashkey_draw(&m->content_key);
     VEC_PUSH(m->local_threads, 0);
     VEC_PUSH(m->srcloc_expand, 0);
     zone_extra_t none = {0};
@@ -464,10 +465,10 @@ void model_source_location(model_t *m, uint64_t name, uint64_t function, uint64_
     s->answered = true;
 }
 
-static uint64_t payload_hash(const srcloc_payload_t *s)
+static uint64_t payload_hash(const model_t *m, const srcloc_payload_t *s)
 {
     uint64_t k[5] = { (uint64_t)s->name, s->function, s->file, s->line, s->color };
-    return hash_bytes(k, sizeof k);
+    return hash_bytes(&m->content_key, k, sizeof k);
 }
 
 static bool payload_equal(const srcloc_payload_t *a, const srcloc_payload_t *b)
@@ -479,7 +480,7 @@ static bool payload_equal(const srcloc_payload_t *a, const srcloc_payload_t *b)
 /* Look up (or add) a payload source location; chained by probing keys. */
 static int64_t payload_find(model_t *m, const srcloc_payload_t *s, uint64_t *key_out)
 {
-    uint64_t key = payload_hash(s);
+    uint64_t key = payload_hash(m, s);
     for (;; key++) {
         uint64_t *v = hmap_get(&m->srcloc_payload_map, key);
         if (!v) break;

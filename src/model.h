@@ -340,6 +340,10 @@ typedef struct model {
     uint64_t zone_count;
     uint64_t zone_parents;       /* zones that received a child */
 
+    /* The secret of the content hashes that key srcloc_payload_map,
+     * callstack_map and custom_frame_map (util.h, hashkey_t). */
+    hashkey_t content_key;
+
     /* source locations */
     VEC(srcloc_static_t) srclocs;     /* static, in query order */
     hmap_t srcloc_map;                /* client address -> index in srclocs */
