@@ -93,6 +93,9 @@ void model_free(model_t *m)
     VEC_FREE(m->images);
     VEC_FREE(m->local_threads);
     VEC_FREE(m->zone_extras);
+    for (size_t i = 0; i < m->text_builds.n; i++) bytes_free(&m->text_builds.v[i]);
+    VEC_FREE(m->text_builds);
+    VEC_FREE(m->text_builds_free);
     VEC_FREE(m->srclocs);
     VEC_FREE(m->srcloc_expand);
     VEC_FREE(m->srcloc_payloads);
@@ -689,11 +692,13 @@ static int cmp_i64(const void *a, const void *b)
 void model_finish(model_t *m)
 {
     model_seal_logs(m);
-    /* zones still open: their info slots get the figures so far */
+    /* zones still open: their info slots get the figures so far, their
+     * texts are interned */
     for (size_t i = 0; i < m->nthreads; i++) {
         const thread_t *t = m->threads[i];
         for (size_t k = 0; k < t->stack.n; k++) {
-            const open_zone_t *z = &t->stack.v[k];
+            open_zone_t *z = &t->stack.v[k];
+            model_zone_text_close(m, z);
             if (!z->slot) continue;
             memcpy(z->slot, &z->nchild, 4);
             memcpy(z->slot + 4, &z->extra, 4);
