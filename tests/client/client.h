@@ -50,6 +50,8 @@ enum tc_garbage_kind {
     TC_BAD_SRCLOC_OVERFLOW,
     TC_BAD_ABSURD_LENGTH,
     TC_BAD_ABSURD_STRING,
+    TC_BAD_TEXT_FLOOD,
+    TC_BAD_HASH_FLOOD,
 };
 
 struct tc_options {

@@ -54,7 +54,8 @@ static void usage(FILE *out)
             "                        for --scenario malformed, the bad input injected mid-session:\n"
             "                        lock-unannounced, gpu-unknown-context, fiber-unknown,\n"
             "                        time-backwards, unasked-answers, srcloc-overflow,\n"
-            "                        absurd-length or absurd-string (default lock-unannounced)\n"
+            "                        absurd-length, absurd-string; valid floods: text-flood,\n"
+            "                        hash-flood (default lock-unannounced)\n"
             "  -P, --protocol V      protocol version to accept (default 82); other versions\n"
             "                        get ProtocolMismatch and the client keeps listening\n"
             "  -s, --seconds S       duration of the stream scenario, silence of stall (default 10)\n"
@@ -98,6 +99,8 @@ static const struct {
     { "srcloc-overflow", TC_BAD_SRCLOC_OVERFLOW, true },
     { "absurd-length", TC_BAD_ABSURD_LENGTH, true },
     { "absurd-string", TC_BAD_ABSURD_STRING, true },
+    { "text-flood", TC_BAD_TEXT_FLOOD, true },
+    { "hash-flood", TC_BAD_HASH_FLOOD, true },
 };
 
 #define N_GARBAGE_KINDS (sizeof(garbage_kinds) / sizeof(garbage_kinds[0]))

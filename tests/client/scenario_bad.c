@@ -6,8 +6,11 @@
  * than the file format holds) is followed by the second half and a normal
  * end (Terminate), so a test can check that zones before AND after it were
  * kept. An absurd length (absurd-length, absurd-string) breaks the stream:
- * the session ends there. The manifest's bad_* lines say what a capture
- * should drop and keep. */
+ * the session ends there. The floods (text-flood, hash-flood) are valid
+ * events, nothing to drop: they cost a capture that keeps every join of a
+ * zone's text, or places addresses by an unkeyed hash, quadratic memory or
+ * time. The manifest's bad_* lines say what a capture should drop and
+ * keep. */
 #include "scenario_bad.h"
 
 #include <stdio.h>
@@ -159,6 +162,73 @@ static void send_srcloc_overflow(struct gen *g)
     c->man.bad.events = c->man.bad.zones_dropped;
 }
 
+/* ---------------------------------------------------------------- floods */
+
+#define TEXT_FLOOD_VALUES 16000
+#define HASH_FLOOD_ALLOCS 160000
+
+/* One zone of its own location, `text_flood` (its row in -u stands
+ * alone), with the text "flood" and TEXT_FLOOD_VALUES values 0, 1, ...:
+ * its text is "flood\n0 [0x0]\n1 [0x1]..." (9 bytes a value on the wire). */
+static void send_text_flood(struct gen *g)
+{
+    struct tc_client *c = g->c;
+    struct gen_thread *t = &g->th[0];
+    int loc = names_srcloc(c, NULL, "text_flood", "src/app/flood.cpp", 7, 0);
+    gen_zone_begin(g, t, loc, 1000);
+    gen_zone_text(g, t, "flood");
+    for (uint64_t v = 0; v < TEXT_FLOOD_VALUES; v++) {
+        ev_zone_value(c, t->tid, v);
+        if (v % 2048 == 0)
+            session_pump(c);
+    }
+    gen_zone_end(g, t, 5000);
+}
+
+/* The inverse of MurmurHash3's 64-bit finaliser (the unkeyed mixer of a
+ * capture's hash table): the key whose hash is h. */
+static uint64_t inverse_mul(uint64_t m)
+{
+    uint64_t inv = m;
+    for (int i = 0; i < 6; i++)
+        inv *= 2 - m * inv;
+    return inv;
+}
+
+static uint64_t fmix64_inverse(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= inverse_mul(0xc4ceb9fe1a85ec53ull);
+    h ^= h >> 33;
+    h *= inverse_mul(0xff51afd7ed558ccdull);
+    h ^= h >> 33;
+    return h;
+}
+
+/* HASH_FLOOD_ALLOCS allocations, all live at once, then their frees in
+ * the same order, at addresses whose finaliser hashes end in the same 20
+ * bits (every slot of a table up to 2^20 slots: one cluster). */
+static void send_hash_flood(struct gen *g)
+{
+    struct tc_client *c = g->c;
+    struct gen_thread *t = &g->th[0];
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint64_t i = 1; i <= HASH_FLOOD_ALLOCS; i++) {
+            const uint64_t ptr = fmix64_inverse(i << 20 | 0x5A5A5);
+            if (pass == 0)
+                ev_mem_alloc(c, t->tid, gen_serial_at(g, 100), ptr, 64, 0, NULL, 0);
+            else
+                ev_mem_free(c, t->tid, gen_serial_at(g, 100), ptr, 0, NULL, 0);
+            if (i % 2048 == 0)
+                session_pump(c);
+        }
+    }
+    names_thread_used(c, t->tid);
+    struct tc_named_counter *m = manifest_counter(c, TC_CNT_MEMPOOL, 0, "(default)");
+    m->count += HASH_FLOOD_ALLOCS;
+    m->count2 += HASH_FLOOD_ALLOCS;
+}
+
 /* ------------------------------------------------------------- breaking */
 
 static void put_le(uint8_t *p, uint64_t v, int bytes)
@@ -203,6 +273,8 @@ static bool inject(struct gen *g, enum tc_garbage_kind kind)
     case TC_BAD_TIME_BACKWARDS: send_time_backwards(g); break;
     case TC_BAD_UNASKED_ANSWERS: send_unasked_answers(g); break;
     case TC_BAD_SRCLOC_OVERFLOW: send_srcloc_overflow(g); break;
+    case TC_BAD_TEXT_FLOOD: send_text_flood(g); break;
+    case TC_BAD_HASH_FLOOD: send_hash_flood(g); break;
     case TC_BAD_ABSURD_LENGTH: send_absurd_length(g, false); return true;
     case TC_BAD_ABSURD_STRING: send_absurd_length(g, true); return true;
     default: break;
