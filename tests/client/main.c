@@ -55,7 +55,8 @@ static void usage(FILE *out)
             "                        lock-unannounced, gpu-unknown-context, fiber-unknown,\n"
             "                        time-backwards, unasked-answers, srcloc-overflow,\n"
             "                        absurd-length, absurd-string; valid floods: text-flood,\n"
-            "                        hash-flood (default lock-unannounced)\n"
+            "                        hash-flood, callstack-flood, string-flood\n"
+            "                        (default lock-unannounced)\n"
             "  -P, --protocol V      protocol version to accept (default 82); other versions\n"
             "                        get ProtocolMismatch and the client keeps listening\n"
             "  -s, --seconds S       duration of the stream scenario, silence of stall (default 10)\n"
@@ -101,6 +102,8 @@ static const struct {
     { "absurd-string", TC_BAD_ABSURD_STRING, true },
     { "text-flood", TC_BAD_TEXT_FLOOD, true },
     { "hash-flood", TC_BAD_HASH_FLOOD, true },
+    { "callstack-flood", TC_BAD_CALLSTACK_FLOOD, true },
+    { "string-flood", TC_BAD_STRING_FLOOD, true },
 };
 
 #define N_GARBAGE_KINDS (sizeof(garbage_kinds) / sizeof(garbage_kinds[0]))

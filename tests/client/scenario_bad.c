@@ -166,6 +166,8 @@ static void send_srcloc_overflow(struct gen *g)
 
 #define TEXT_FLOOD_VALUES 16000
 #define HASH_FLOOD_ALLOCS 160000
+#define CALLSTACK_FLOOD (64 * 64 * 32)
+#define STRING_FLOOD 150000
 
 /* One zone of its own location, `text_flood` (its row in -u stands
  * alone), with the text "flood" and TEXT_FLOOD_VALUES values 0, 1, ...:
@@ -229,6 +231,59 @@ static void send_hash_flood(struct gen *g)
     m->count2 += HASH_FLOOD_ALLOCS;
 }
 
+/* CALLSTACK_FLOOD allocations, each with a call stack of its own, then
+ * their frees. The stacks are [K1, a, K2, b, K1, c] (a and b of 64
+ * user-space frames, c of 32; K1, K2 the constants an unkeyed
+ * multiply-fold byte hash XORs a block's first word with): every 16-byte
+ * block starting with its constant multiplies to zero, so all the stacks
+ * hash the same and each new one is compared with all the earlier ones. */
+static void send_callstack_flood(struct gen *g)
+{
+    struct tc_client *c = g->c;
+    struct gen_thread *t = &g->th[0];
+    const uint64_t k1 = 0xE7037ED1A0B428DBull, k2 = 0x8EBC6AF09C88C6E3ull;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint64_t i = 0; i < CALLSTACK_FLOOD; i++) {
+            const uint64_t ptr = 0x20000000ull + 64 * i;
+            const uint64_t stack[6] = { k1, 0x401000ull + 16 * (i & 63), k2, 0x402000ull + 16 * (i >> 6 & 63),
+                                        k1, 0x403000ull + 16 * (i >> 12) };
+            if (pass == 0)
+                ev_mem_alloc(c, t->tid, gen_serial_at(g, 100), ptr, 64, 0, stack, 6);
+            else
+                ev_mem_free(c, t->tid, gen_serial_at(g, 100), ptr, 0, NULL, 0);
+            if (i % 1024 == 0)
+                session_pump(c);
+        }
+    }
+    names_thread_used(c, t->tid);
+    struct tc_named_counter *m = manifest_counter(c, TC_CNT_MEMPOOL, 0, "(default)");
+    m->count += CALLSTACK_FLOOD;
+    m->count2 += CALLSTACK_FLOOD;
+}
+
+/* STRING_FLOOD messages of distinct 32-byte texts whose second block
+ * starts with K1 (see send_callstack_flood): all of them hash the same
+ * under an unkeyed multiply-fold hash, and each is interned. */
+static void send_string_flood(struct gen *g)
+{
+    struct tc_client *c = g->c;
+    struct gen_thread *t = &g->th[0];
+    const uint64_t k1 = 0xE7037ED1A0B428DBull;
+    for (unsigned i = 0; i < STRING_FLOOD; i++) {
+        char text[33];
+        snprintf(text, 17, "flood %010u", i);
+        for (int k = 0; k < 8; k++)
+            text[16 + k] = (char)(k1 >> (8 * k));
+        memcpy(text + 24, "-message", 9);
+        t->now += 100;
+        ev_message(c, t->tid, t->now, text, 0, NULL, 0);
+        manifest_message(c, t->now, text);
+        if (i % 2048 == 0)
+            session_pump(c);
+    }
+    names_thread_used(c, t->tid);
+}
+
 /* ------------------------------------------------------------- breaking */
 
 static void put_le(uint8_t *p, uint64_t v, int bytes)
@@ -275,6 +330,8 @@ static bool inject(struct gen *g, enum tc_garbage_kind kind)
     case TC_BAD_SRCLOC_OVERFLOW: send_srcloc_overflow(g); break;
     case TC_BAD_TEXT_FLOOD: send_text_flood(g); break;
     case TC_BAD_HASH_FLOOD: send_hash_flood(g); break;
+    case TC_BAD_CALLSTACK_FLOOD: send_callstack_flood(g); break;
+    case TC_BAD_STRING_FLOOD: send_string_flood(g); break;
     case TC_BAD_ABSURD_LENGTH: send_absurd_length(g, false); return true;
     case TC_BAD_ABSURD_STRING: send_absurd_length(g, true); return true;
     default: break;

@@ -1892,6 +1892,62 @@ START_TEST(hash_flood_of_crafted_addresses_stays_linear)
 }
 END_TEST
 
+/* 131072 distinct call stacks whose bytes an unkeyed multiply-fold hash
+ * maps to one value (2.7 MB): each new stack was compared with all the
+ * earlier ones (over 100 s). Keyed, every stack is saved quickly. */
+START_TEST(call_stack_flood_of_colliding_contents_stays_linear)
+{
+    tmp_t t = tmp_make();
+    run_t r = capture_flood(&t, "callstack-flood", 30);
+    ck_assert_msg(r.rc == 0, "rc %d after %.1f s: %s", r.rc, r.seconds, r.err);
+    ck_assert_msg(!strstr(r.err, "warning"), "%s", r.err);
+    ck_assert_msg(r.seconds < 10, "took %.1f s", r.seconds);
+    ck_assert_msg(r.maxrss_kb < 200 * 1024, "peak RSS %ld KB", r.maxrss_kb);
+
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum = read_file(t.summary), *man = read_file(t.manifest);
+    ck_assert_int_gt(manifest_value(man, "callstacks"), 131072);
+    ck_assert_int_eq(summary_value(sum, "callstacks"), manifest_value(man, "callstacks"));
+    unsigned long long allocs = 0, frees = 0;
+    ck_assert_int_eq(sscanf(strstr(man, "\nmempool "), "\nmempool %llu %llu (default)", &allocs, &frees), 2);
+    char want[96];
+    snprintf(want, sizeof want, "\nmempool '(default)': events=%llu active=%llu\n", allocs, allocs - frees);
+    ck_assert_msg(strstr(sum, want), "expected '%s' in:\n%s", want + 1, sum);
+    free(sum);
+    free(man);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* 150000 messages of distinct texts an unkeyed multiply-fold hash maps to
+ * one value (1.3 MB): the string table walked one cluster of all of them
+ * for each (20-50 s). Keyed, every message and its text is saved quickly. */
+START_TEST(string_flood_of_colliding_contents_stays_linear)
+{
+    tmp_t t = tmp_make();
+    run_t r = capture_flood(&t, "string-flood", 30);
+    ck_assert_msg(r.rc == 0, "rc %d after %.1f s: %s", r.rc, r.seconds, r.err);
+    ck_assert_msg(!strstr(r.err, "warning"), "%s", r.err);
+    ck_assert_msg(r.seconds < 10, "took %.1f s", r.seconds);
+    ck_assert_msg(r.maxrss_kb < 200 * 1024, "peak RSS %ld KB", r.maxrss_kb);
+
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum = read_file(t.summary), *man = read_file(t.manifest);
+    ck_assert_int_gt(manifest_value(man, "messages"), 150000);
+    ck_assert_int_eq(summary_value(sum, "messages"), manifest_value(man, "messages"));
+    ck_assert_int_gt(summary_value(sum, "strings"), 150000);
+    free(sum);
+    free(man);
+    ck_assert_int_eq(reader_run("-m", t.out, t.csv), 0);
+    char *csv = read_file(t.csv);
+    ck_assert_ptr_nonnull(strstr(csv, "\nflood 0000149999\xDB\x28\xB4\xA0\xD1\x7E\x03\xE7-message,"));
+    free(csv);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
 static Suite *e2e_suite(void)
 {
     Suite *s = suite_create("end to end");
@@ -1954,6 +2010,8 @@ static Suite *e2e_suite(void)
     tcase_set_timeout(hostile, 60);
     tcase_add_test(hostile, zone_text_flood_takes_memory_linear_in_the_text);
     tcase_add_test(hostile, hash_flood_of_crafted_addresses_stays_linear);
+    tcase_add_test(hostile, call_stack_flood_of_colliding_contents_stays_linear);
+    tcase_add_test(hostile, string_flood_of_colliding_contents_stays_linear);
     suite_add_tcase(s, hostile);
     return s;
 }
