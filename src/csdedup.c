@@ -10,6 +10,7 @@
 void csdedup_init(csdedup_t *d)
 {
     *d = (csdedup_t){0};
+    hashkey_draw(&d->key);
     event_fixed_sizes(d->fixed);
 }
 
@@ -48,7 +49,7 @@ static uint64_t payload_number_slow(csdedup_t *d, uint64_t hash, const uint8_t *
  * its hash in a small direct-mapped table before the full one. */
 static uint64_t payload_number(csdedup_t *d, const uint8_t *p, uint16_t n)
 {
-    const uint64_t hash = hash_bytes_wide(p, n);
+    const uint64_t hash = hash_bytes_wide(&d->key, p, n);
     csdedup_recent_t *r = &d->recent[hash % CSDEDUP_CACHE];
     if (r->number && r->hash == hash && same_payload(d->payloads.v[r->number - 1], p, n)) return r->number - 1;
     const uint64_t number = payload_number_slow(d, hash, p, n);

@@ -26,6 +26,7 @@ typedef struct {
 
 typedef struct {
     csdedup_recent_t recent[CSDEDUP_CACHE];   /* direct-mapped, ahead of by_hash */
+    hashkey_t key;               /* the payloads' hash secret (util.h) */
     hmap_t by_hash;              /* hash (+ probe) -> payload number */
     VEC(uint8_t *) payloads;     /* number -> u16 length + bytes */
     unsigned skip;               /* frames left unwalked (see csdedup.c) */

@@ -25,7 +25,7 @@ static inline size_t distance(uint16_t meta) { return meta & 0xFF; }
 uint64_t *hmap_get(const hmap_t *m, uint64_t key)
 {
     if (!m->n) return NULL;
-    const uint64_t h = hash64(key);
+    const uint64_t h = hash_keyed(&m->key, key);
     const uint16_t tag = tag_of(h);
     const size_t mask = m->cap - 1;
     for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
@@ -38,6 +38,7 @@ uint64_t *hmap_get(const hmap_t *m, uint64_t key)
 static void rehash(hmap_t *m, size_t cap)
 {
     hmap_t old = *m;
+    if (!old.cap) hashkey_draw(&m->key);
     m->cap = cap;
     m->n = 0;
     m->slots = xmalloc(cap * sizeof *m->slots);
@@ -51,7 +52,7 @@ static void rehash(hmap_t *m, size_t cap)
 uint64_t *hmap_put(hmap_t *m, uint64_t key, uint64_t v, bool *fresh)
 {
     if ((m->n + 1) * 4 > m->cap * 3) rehash(m, m->cap ? m->cap * 2 : 16);
-    const uint64_t h = hash64(key);
+    const uint64_t h = hash_keyed(&m->key, key);
     const uint16_t tag = tag_of(h);
     const size_t mask = m->cap - 1;
     size_t i = (size_t)h & mask, d = 0;
@@ -81,7 +82,7 @@ bool hmap_del(hmap_t *m, uint64_t key)
 bool hmap_take(hmap_t *m, uint64_t key, uint64_t *val)
 {
     if (!m->n) return false;
-    const uint64_t h = hash64(key);
+    const uint64_t h = hash_keyed(&m->key, key);
     const uint16_t tag = tag_of(h);
     const size_t mask = m->cap - 1;
     size_t i = (size_t)h & mask;
@@ -96,7 +97,7 @@ bool hmap_take(hmap_t *m, uint64_t key, uint64_t *val)
     size_t hole = i;
     for (size_t j = (i + 1) & mask; m->meta[j]; j = (j + 1) & mask) {
         size_t d = distance(m->meta[j]);
-        if (d == MAX_DISTANCE) d = (j - (size_t)hash64(m->slots[j].key)) & mask;
+        if (d == MAX_DISTANCE) d = (j - (size_t)hash_keyed(&m->key, m->slots[j].key)) & mask;
         const size_t gap = (j - hole) & mask;
         if (d >= gap) {
             const size_t nd = d - gap;
@@ -122,4 +123,21 @@ bool hmap_next(const hmap_t *m, size_t *it, uint64_t *key, uint64_t *val)
     }
     *it = m->cap;
     return false;
+}
+
+static int cmp_slot_key(const void *a, const void *b)
+{
+    const uint64_t x = ((const hmap_slot_t *)a)->key, y = ((const hmap_slot_t *)b)->key;
+    return (x > y) - (x < y);
+}
+
+hmap_slot_t *hmap_sorted(const hmap_t *m)
+{
+    if (!m->n) return NULL;
+    hmap_slot_t *v = xmalloc(m->n * sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->meta[i]) v[k++] = m->slots[i];
+    qsort(v, k, sizeof *v, cmp_slot_key);
+    return v;
 }

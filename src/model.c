@@ -17,6 +17,7 @@ void model_init(model_t *m, queryq_t *queries)
     *m = (model_t){0};
     m->queries = queries;
     m->single_string = m->second_string = -1;
+    hashkey_draw(&m->content_key);
     VEC_PUSH(m->local_threads, 0);
     VEC_PUSH(m->srcloc_expand, 0);
     zone_extra_t none = {0};
@@ -93,6 +94,9 @@ void model_free(model_t *m)
     VEC_FREE(m->images);
     VEC_FREE(m->local_threads);
     VEC_FREE(m->zone_extras);
+    for (size_t i = 0; i < m->text_builds.n; i++) bytes_free(&m->text_builds.v[i]);
+    VEC_FREE(m->text_builds);
+    VEC_FREE(m->text_builds_free);
     VEC_FREE(m->srclocs);
     VEC_FREE(m->srcloc_expand);
     VEC_FREE(m->srcloc_payloads);
@@ -508,10 +512,10 @@ void model_source_location(model_t *m, uint64_t name, uint64_t function, uint64_
     s->answered = true;
 }
 
-static uint64_t payload_hash(const srcloc_payload_t *s)
+static uint64_t payload_hash(const model_t *m, const srcloc_payload_t *s)
 {
     uint64_t k[5] = { (uint64_t)s->name, s->function, s->file, s->line, s->color };
-    return hash_bytes(k, sizeof k);
+    return hash_bytes(&m->content_key, k, sizeof k);
 }
 
 static bool payload_equal(const srcloc_payload_t *a, const srcloc_payload_t *b)
@@ -523,7 +527,7 @@ static bool payload_equal(const srcloc_payload_t *a, const srcloc_payload_t *b)
 /* Look up (or add) a payload source location; chained by probing keys. */
 static int64_t payload_find(model_t *m, const srcloc_payload_t *s, uint64_t *key_out)
 {
-    uint64_t key = payload_hash(s);
+    uint64_t key = payload_hash(m, s);
     for (;; key++) {
         uint64_t *v = hmap_get(&m->srcloc_payload_map, key);
         if (!v) break;
@@ -732,11 +736,13 @@ static int cmp_i64(const void *a, const void *b)
 void model_finish(model_t *m)
 {
     model_seal_logs(m);
-    /* zones still open: their info slots get the figures so far */
+    /* zones still open: their info slots get the figures so far, their
+     * texts are interned */
     for (size_t i = 0; i < m->nthreads; i++) {
         const thread_t *t = m->threads[i];
         for (size_t k = 0; k < t->stack.n; k++) {
-            const open_zone_t *z = &t->stack.v[k];
+            open_zone_t *z = &t->stack.v[k];
+            model_zone_text_close(m, z);
             if (!z->slot) continue;
             memcpy(z->slot, &z->nchild, 4);
             memcpy(z->slot + 4, &z->extra, 4);

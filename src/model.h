@@ -45,6 +45,7 @@ typedef struct {
     uint32_t nchild;
     uint32_t zone_id;   /* ZoneValidation id pushed with the zone */
     int16_t srcloc;
+    bool text_building; /* its text has several parts, joined in m->text_builds */
 } open_zone_t;
 
 typedef struct {
@@ -81,10 +82,13 @@ typedef struct thread {
 
 typedef struct {
     uint32_t callstack;  /* Int24 in the file */
-    uint32_t text;       /* string index + 1, 0 = none */
+    uint32_t text;       /* string index + 1, 0 = none; TEXT_BUILDING | text_builds
+                            index while its zone is open and its text has several parts */
     uint32_t name;       /* string index + 1, 0 = none */
     uint32_t color;      /* Int24 */
 } zone_extra_t;
+
+#define TEXT_BUILDING 0x80000000u
 
 /* ---- source locations --------------------------------------------------- */
 
@@ -348,8 +352,18 @@ typedef struct model {
 
     /* zones */
     VEC(zone_extra_t) zone_extras;
+    /* The texts of open zones that received more than one ZoneText or
+     * ZoneValue, joined here and interned once when the zone ends (or the
+     * capture does): interning every intermediate join, as upstream does,
+     * takes memory and time quadratic in the number of parts. */
+    VEC(bytes_t) text_builds;
+    VEC(uint32_t) text_builds_free;
     uint64_t zone_count;
     uint64_t zone_parents;       /* zones that received a child */
+
+    /* The secret of the content hashes that key srcloc_payload_map,
+     * callstack_map and custom_frame_map (util.h, hashkey_t). */
+    hashkey_t content_key;
 
     /* source locations */
     VEC(srcloc_static_t) srclocs;     /* static, in query order */
@@ -642,6 +656,9 @@ void model_zone_text(model_t *m);
 void model_zone_name(model_t *m);
 void model_zone_color(model_t *m, uint8_t r, uint8_t g, uint8_t b);
 void model_zone_value(model_t *m, uint64_t value);
+/* Intern the text an open zone has been building from several parts (when
+ * it ends, or at the end of the capture). */
+void model_zone_text_close(model_t *m, open_zone_t *z);
 
 /* frames */
 /* Create the base frame set (at the welcome) and append start frames. */

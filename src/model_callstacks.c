@@ -133,15 +133,15 @@ static void query_frame(model_t *m, uint64_t addr)
  * the two top bits set (kernel addresses), so the lookup from raw bytes
  * finds every user-space stack without converting it; the rest take the
  * converting path, which finds them too. */
-static uint64_t frames_hash(const uint64_t *ids, size_t n)
+static uint64_t frames_hash(const model_t *m, const uint64_t *ids, size_t n)
 {
-    return hash_bytes(ids, n * 8);
+    return hash_bytes(&m->content_key, ids, n * 8);
 }
 
 /* The call stack with these raw addresses, if known (else -1). */
 static int64_t find_callstack_raw(const model_t *m, const uint8_t *p, size_t n)
 {
-    for (uint64_t key = hash_bytes(p, n * 8);; key++) {
+    for (uint64_t key = hash_bytes(&m->content_key, p, n * 8);; key++) {
         const uint64_t *v = hmap_get(&m->callstack_map, key);
         if (!v) return -1;
         const uint64_t *cs = m->callstacks.v[*v];
@@ -151,7 +151,7 @@ static int64_t find_callstack_raw(const model_t *m, const uint8_t *p, size_t n)
 
 static uint32_t intern_callstack(model_t *m, const uint64_t *ids, size_t n, bool *fresh)
 {
-    uint64_t key = frames_hash(ids, n);
+    uint64_t key = frames_hash(m, ids, n);
     for (;; key++) {
         uint64_t *v = hmap_get(&m->callstack_map, key);
         if (!v) break;
@@ -221,7 +221,7 @@ void model_callstack_payload_seen(model_t *m, uint64_t number, const uint8_t *p,
 static uint64_t custom_frame(model_t *m, uint32_t line, uint32_t name, uint32_t file)
 {
     uint64_t k[3] = { line, name, file };
-    uint64_t key = hash_bytes(k, sizeof k);
+    uint64_t key = hash_bytes(&m->content_key, k, sizeof k);
     for (;; key++) {
         uint64_t *v = hmap_get(&m->custom_frame_map, key);
         if (!v) break;

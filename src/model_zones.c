@@ -140,6 +140,7 @@ static inline __attribute__((always_inline)) void new_zone(model_t *m, thread_t 
     z->srcloc = srcloc;
     z->zone_id = t->next_zone_id;
     z->extra = z->nchild = 0;
+    z->text_building = false;
     z->slot = NULL;
     z->tag = zlog_begin(t, srcloc, start);
     t->next_zone_id = 0;
@@ -258,6 +259,7 @@ void model_zone_end(model_t *m, int64_t ticks)
         return;
     }
     open_zone_t z = t->stack.v[--t->stack.n];
+    model_zone_text_close(m, &z);
     if (z.zone_id != t->next_zone_id)
         model_failure(m, "zone begin/end mismatch on thread %" PRIu64 " (C API zone ids %u and %u)",
                       t->id, z.zone_id, t->next_zone_id);
@@ -293,8 +295,41 @@ static thread_t *annotated_thread(model_t *m, const char *what)
 
 static inline open_zone_t *innermost(thread_t *t) { return &t->stack.v[t->stack.n - 1]; }
 
-/* Set a zone's text, or append it after a newline (upstream joins the
- * strings up to their first NUL). */
+/* Start joining the parts of z's text in a buffer of its own, from the
+ * text it has (up to its first NUL). */
+static bytes_t *text_build_start(model_t *m, open_zone_t *z, zone_extra_t *e)
+{
+    uint32_t slot;
+    if (m->text_builds_free.n) {
+        slot = m->text_builds_free.v[--m->text_builds_free.n];
+    } else {
+        slot = (uint32_t)m->text_builds.n;
+        VEC_PUSH(m->text_builds, (bytes_t){0});
+    }
+    bytes_t *b = &m->text_builds.v[slot];
+    const char *old = strtab_get(&m->strings, e->text - 1);
+    bytes_put(b, old, strlen(old));
+    e->text = TEXT_BUILDING | slot;
+    z->text_building = true;
+    return b;
+}
+
+void model_zone_text_close(model_t *m, open_zone_t *z)
+{
+    if (!z->text_building) return;
+    zone_extra_t *e = &m->zone_extras.v[z->extra];
+    const uint32_t slot = e->text & ~TEXT_BUILDING;
+    bytes_t *b = &m->text_builds.v[slot];
+    e->text = model_store_string(m, b->p, b->n) + 1;
+    bytes_free(b);
+    VEC_PUSH(m->text_builds_free, slot);
+    z->text_building = false;
+}
+
+/* Set a zone's text, or append it after a newline: upstream joins the
+ * strings up to their first NUL, and interns every join; the zone's final
+ * text is the same here, built in place and interned when it is complete
+ * (model_zone_text_close). */
 static void append_text(model_t *m, thread_t *t, const char *s, size_t n)
 {
     open_zone_t *z = innermost(t);
@@ -303,16 +338,10 @@ static void append_text(model_t *m, thread_t *t, const char *s, size_t n)
         e->text = model_store_string(m, s, n) + 1;
         return;
     }
-    const char *old = strtab_get(&m->strings, e->text - 1);
-    size_t len0 = strlen(old), len1 = strnlen(s, n);
-    char *buf = xmalloc(len0 + len1 + 1);
-    memcpy(buf, old, len0);
-    buf[len0] = '\n';
-    memcpy(buf + len0 + 1, s, len1);
-    uint32_t idx = model_store_string(m, buf, len0 + len1 + 1);
-    free(buf);
-    e = &m->zone_extras.v[z->extra];
-    e->text = idx + 1;
+    bytes_t *b = z->text_building ? &m->text_builds.v[e->text & ~TEXT_BUILDING] : text_build_start(m, z, e);
+    bytes_reserve(b, 1 + n);
+    b->p[b->n++] = '\n';
+    bytes_put(b, s, strnlen(s, n));
 }
 
 void model_zone_text(model_t *m)
@@ -405,7 +434,8 @@ size_t model_zone_run(model_t *m, const uint8_t *p, size_t n, int64_t *ref)
         } else {
             if (t->stack.n == 0 || t->stack.v[t->stack.n - 1].zone_id != t->next_zone_id || dropped_on_top(t))
                 break;
-            const open_zone_t *z = &t->stack.v[--t->stack.n];
+            open_zone_t *z = &t->stack.v[--t->stack.n];
+            if (__builtin_expect(z->text_building, 0)) model_zone_text_close(m, z);
             t->next_zone_id = 0;
             if (ticks < z->start) m->ev_at = p;
             zlog_end(t, zone_end_time(m, t, z, ticks), z);

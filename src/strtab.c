@@ -58,6 +58,7 @@ static void table_grow(strtab_t *t)
     size_t old_cap = t->tcap;
     uint64_t *old = t->table;
     size_t cap = old_cap ? old_cap * 2 : 1024;
+    if (!old_cap) hashkey_draw(&t->key);
     t->table = xcalloc(cap, sizeof *t->table);
     t->tcap = cap;
     /* The slot needs low hash bits the entry does not keep: recompute those
@@ -65,7 +66,7 @@ static void table_grow(strtab_t *t)
     for (size_t i = 0; i < old_cap; i++) {
         if (!old[i]) continue;
         uint32_t idx = entry_idx(old[i]);
-        table_put(t, old[i], (size_t)hash_bytes(t->str[idx], t->len[idx]));
+        table_put(t, old[i], (size_t)hash_bytes(&t->key, t->str[idx], t->len[idx]));
     }
     free(old);
 }
@@ -73,7 +74,7 @@ static void table_grow(strtab_t *t)
 uint32_t strtab_intern(strtab_t *t, const void *p, size_t n)
 {
     if ((t->n + 1) * 2 > t->tcap) table_grow(t);
-    const uint64_t h = hash_bytes(p, n);
+    const uint64_t h = hash_bytes(&t->key, p, n);
     const uint64_t tag = h & 0xFFFFFFFF00000000ULL;
     const size_t mask = t->tcap - 1;
     size_t i = (size_t)h & mask;

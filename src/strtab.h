@@ -2,12 +2,16 @@
  *
  * Every string the client sends (names, texts, file names...) is interned
  * once; its index is what the .tracy file's StringIdx / index-form StringRef
- * refer to (file spec section 5.6). Strings are kept NUL-terminated. */
+ * refer to (file spec section 5.6). Strings are kept NUL-terminated. The
+ * look-up table hashes them with a key of its own (util.h, hashkey_t):
+ * strings a client sends cannot be made to collide. */
 #ifndef TC_STRTAB_H
 #define TC_STRTAB_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "util.h"
 
 typedef struct {
     char **str;        /* str[i]: NUL-terminated bytes of string i */
@@ -20,6 +24,7 @@ typedef struct {
     char **chunks;
     size_t nchunks;
     size_t bytes;      /* total bytes interned */
+    hashkey_t key;     /* the table's secret, drawn when it is first made */
 } strtab_t;
 
 void strtab_free(strtab_t *t);

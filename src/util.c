@@ -1,12 +1,15 @@
-/* util.c - checked allocation and growth helpers (see util.h). */
+/* util.c - checked allocation and growth helpers, and the keyed hashes
+ * (see util.h). */
 #include "util.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/random.h>
 #include <sys/resource.h>
-
+#include <time.h>
+#include <unistd.h>
 
 /* The soft limit on `resource`, if there is one. */
 static bool finite_limit(int resource, rlim_t *value)
@@ -83,26 +86,39 @@ void *grow_array(void *p, size_t elem, size_t *cap, size_t need)
     return xrealloc(p, c * elem);
 }
 
-/* A fast 64-bit hash of a byte string: each 8-byte word is mixed by a
- * multiply and fold, the tail likewise, then a final avalanche. */
-static inline uint64_t fold_mul(uint64_t a, uint64_t b)
+/* hashkey_draw: the kernel's random bytes, or (without getrandom, in a
+ * sandbox say) what differs from one run to the next: the clocks, the
+ * process id and, with address-space randomisation, the stack. */
+void hashkey_draw(hashkey_t *k)
 {
-    __uint128_t r = (__uint128_t)a * b;
-    return (uint64_t)r ^ (uint64_t)(r >> 64);
+    if (getrandom(k, sizeof *k, GRND_NONBLOCK) == (ssize_t)sizeof *k) return;
+    struct timespec mono, real;
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    clock_gettime(CLOCK_REALTIME, &real);
+    const uint64_t a = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
+    const uint64_t b = (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec;
+    const uint64_t c = (uint64_t)(uintptr_t)k ^ (uint64_t)getpid() << 40;
+    k->k0 = hash64(a ^ hash64(c));
+    k->k1 = hash64(b ^ hash64(k->k0 + c));
 }
 
-uint64_t hash_bytes_wide(const void *p, size_t n)
+/* A fast keyed 64-bit hash of a byte string: each 16-byte block is mixed
+ * by a multiplication of its two words, each XORed with a secret (the
+ * running state is the second), the tail likewise, then a final
+ * avalanche. Both factors of every product depend on the key, so no block
+ * can be chosen to make one of them zero. */
+uint64_t hash_bytes_wide(const hashkey_t *k, const void *p, size_t n)
 {
     const uint8_t *b = p;
-    uint64_t h = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)n * 0xA0761D6478BD642FULL);
-    uint64_t g = 0xD6E8FEB86659FD93ULL;
+    uint64_t h = k->k0 ^ ((uint64_t)n * 0xA0761D6478BD642FULL);
+    uint64_t g = k->k1 ^ 0xD6E8FEB86659FD93ULL;
     while (n >= 32) {
-        h = fold_mul(ld64(b) ^ 0xE7037ED1A0B428DBULL, ld64(b + 8) ^ h);
-        g = fold_mul(ld64(b + 16) ^ 0x8EBC6AF09C88C6E3ULL, ld64(b + 24) ^ g);
+        h = fold_mul(ld64(b) ^ k->k1, ld64(b + 8) ^ h);
+        g = fold_mul(ld64(b + 16) ^ k->k0, ld64(b + 24) ^ g);
         b += 32;
         n -= 32;
     }
-    return hash_bytes(b, n) ^ fold_mul(h ^ 0x589965CC75374CC3ULL, g ^ 0x1D8E4E27C47D124FULL);
+    return hash_bytes(k, b, n) ^ fold_mul(h ^ 0x589965CC75374CC3ULL, g ^ 0x1D8E4E27C47D124FULL);
 }
 
 /* The first n (< 8) bytes at b as a little-endian word, zero-padded
@@ -114,17 +130,17 @@ static inline uint64_t load_short(const uint8_t *b, size_t n)
     return b[0] | (uint64_t)b[n / 2] << (n / 2 * 8) | (uint64_t)b[n - 1] << ((n - 1) * 8);
 }
 
-uint64_t hash_bytes(const void *p, size_t n)
+uint64_t hash_bytes(const hashkey_t *k, const void *p, size_t n)
 {
     const uint8_t *b = p;
-    uint64_t h = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)n * 0xA0761D6478BD642FULL);
+    uint64_t h = k->k0 ^ ((uint64_t)n * 0xA0761D6478BD642FULL);
     while (n >= 16) {
-        h = fold_mul(ld64(b) ^ 0xE7037ED1A0B428DBULL, ld64(b + 8) ^ h);
+        h = fold_mul(ld64(b) ^ k->k1, ld64(b + 8) ^ h);
         b += 16;
         n -= 16;
     }
     const uint64_t t0 = n >= 8 ? ld64(b) : load_short(b, n);
     const uint64_t t1 = n > 8 ? load_short(b + 8, n - 8) : 0;
-    h = fold_mul(t0 ^ 0x8EBC6AF09C88C6E3ULL, t1 ^ h);
+    h = fold_mul(t0 ^ k->k1 ^ 0x8EBC6AF09C88C6E3ULL, t1 ^ h);
     return hash64(h);
 }

@@ -1,5 +1,6 @@
 /* util.h - small shared helpers: checked allocation, growable vectors,
- * little-endian loads and varints. Header-only where it helps inlining. */
+ * little-endian loads, varints and the hash tables' keyed hashes.
+ * Header-only where it helps inlining. */
 #ifndef TC_UTIL_H
 #define TC_UTIL_H
 
@@ -102,7 +103,8 @@ static inline uint64_t varint_get(const uint8_t **pp)
 static inline uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
 static inline int64_t unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 
-/* 64-bit mixer used by our hash tables. */
+/* 64-bit mixer (MurmurHash3's finaliser): a public bijection, so a table
+ * must never place keys a client chooses by it alone (see hashkey_t). */
 static inline uint64_t hash64(uint64_t x)
 {
     x ^= x >> 33; x *= 0xff51afd7ed558ccdULL;
@@ -110,9 +112,40 @@ static inline uint64_t hash64(uint64_t x)
     x ^= x >> 33;
     return x;
 }
-uint64_t hash_bytes(const void *p, size_t n);
+
+/* The 128-bit product of a and b, its halves folded together. */
+static inline uint64_t fold_mul(uint64_t a, uint64_t b)
+{
+    __uint128_t r = (__uint128_t)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+/* The secret of one hash table. Every table holding keys a client chooses
+ * (addresses, thread ids, strings, call stacks) hashes them with a key of
+ * its own, drawn at random when the table is first used: without it, a
+ * client could send keys that all land in one probe sequence and make
+ * each insertion cost as much as all the earlier ones together. Nothing
+ * that reaches the file may depend on it (writers walk tables in key
+ * order, see hmap_sorted). */
+typedef struct {
+    uint64_t k0, k1;
+} hashkey_t;
+
+/* A fresh key from the kernel's random source; where that is unavailable,
+ * from the clocks, the process id and where k lives. */
+void hashkey_draw(hashkey_t *k);
+
+/* A u64 key, hashed with a table's secret: two multiplications of 128
+ * bits, as the hash maps of other runtimes do for integer keys. */
+static inline uint64_t hash_keyed(const hashkey_t *k, uint64_t x)
+{
+    return fold_mul(fold_mul(x ^ k->k0, x ^ k->k1), 0x9E3779B97F4A7C15ULL);
+}
+
+/* A byte string, hashed with a table's secret. */
+uint64_t hash_bytes(const hashkey_t *k, const void *p, size_t n);
 /* The same quality for long strings at about half the latency: two
  * independent lanes of 16 bytes. */
-uint64_t hash_bytes_wide(const void *p, size_t n);
+uint64_t hash_bytes_wide(const hashkey_t *k, const void *p, size_t n);
 
 #endif

@@ -183,17 +183,33 @@ static void write_strings(const model_t *m, tfile_t *f)
     }
 }
 
-/* Write the resolved entries of a pointer -> string index + 1 map. */
+/* Write the resolved entries of a pointer -> string index + 1 map. Maps
+ * are written in key order: their own order changes from run to run
+ * (hmap.h). */
 static void write_name_map(const hmap_t *map, tfile_t *f)
 {
-    uint64_t n = 0, key, val;
-    for (size_t it = 0; hmap_next(map, &it, &key, &val);) n += val != 0;
+    hmap_slot_t *e = hmap_sorted(map);
+    uint64_t n = 0;
+    for (size_t i = 0; i < map->n; i++) n += e[i].val != 0;
     tfile_u64(f, n);
-    for (size_t it = 0; hmap_next(map, &it, &key, &val);) {
-        if (!val) continue;
-        tfile_u64(f, key);
-        tfile_u64(f, string_id((uint32_t)(val - 1)));
+    for (size_t i = 0; i < map->n; i++) {
+        if (!e[i].val) continue;
+        tfile_u64(f, e[i].key);
+        tfile_u64(f, string_id((uint32_t)(e[i].val - 1)));
     }
+    free(e);
+}
+
+/* A u64 -> u64 map as its count and pairs, in key order. */
+static void write_pairs(const hmap_t *map, tfile_t *f)
+{
+    hmap_slot_t *e = hmap_sorted(map);
+    tfile_u64(f, map->n);
+    for (size_t i = 0; i < map->n; i++) {
+        tfile_u64(f, e[i].key);
+        tfile_u64(f, e[i].val);
+    }
+    free(e);
 }
 
 static void write_thread_tables(const model_t *m, tfile_t *f)
@@ -201,17 +217,19 @@ static void write_thread_tables(const model_t *m, tfile_t *f)
     write_name_map(&m->ptr_strings, f);
     write_name_map(&m->thread_names, f);
     /* external threads: only those whose both names arrived */
-    uint64_t n = 0, id, idx;
-    for (size_t it = 0; hmap_next(&m->external_names, &it, &id, &idx);)
-        n += m->external_name_strs.v[2 * idx] && m->external_name_strs.v[2 * idx + 1];
+    hmap_slot_t *e = hmap_sorted(&m->external_names);
+    uint64_t n = 0;
+    for (size_t i = 0; i < m->external_names.n; i++)
+        n += m->external_name_strs.v[2 * e[i].val] && m->external_name_strs.v[2 * e[i].val + 1];
     tfile_u64(f, n);
-    for (size_t it = 0; hmap_next(&m->external_names, &it, &id, &idx);) {
-        const uint32_t proc = m->external_name_strs.v[2 * idx], thr = m->external_name_strs.v[2 * idx + 1];
+    for (size_t i = 0; i < m->external_names.n; i++) {
+        const uint32_t proc = m->external_name_strs.v[2 * e[i].val], thr = m->external_name_strs.v[2 * e[i].val + 1];
         if (!proc || !thr) continue;
-        tfile_u64(f, id);
+        tfile_u64(f, e[i].key);
         tfile_u64(f, string_id(proc - 1));
         tfile_u64(f, string_id(thr - 1));
     }
+    free(e);
     tfile_u64(f, m->local_threads.n);
     for (size_t i = 0; i < m->local_threads.n; i++) tfile_u64(f, m->local_threads.v[i]);
     tfile_u64(f, m->external_threads.n);
@@ -244,10 +262,10 @@ static void write_count_map(const rhorder *map, const uint64_t *counts, tfile_t 
 static void write_source_locations(const model_t *m, tfile_t *f)
 {
     tfile_u64(f, m->srclocs.n);
-    uint64_t addr, idx;
-    for (size_t it = 0; hmap_next(&m->srcloc_map, &it, &addr, &idx);) {
-        const srcloc_static_t *s = &m->srclocs.v[idx];
-        tfile_u64(f, addr);
+    hmap_slot_t *e = hmap_sorted(&m->srcloc_map);
+    for (size_t i = 0; i < m->srcloc_map.n; i++) {
+        const srcloc_static_t *s = &m->srclocs.v[e[i].val];
+        tfile_u64(f, e[i].key);
         if (!s->answered) {
             write_srcloc_base(f, 0, REF_NONE, 0, REF_NONE, 0, REF_NONE, 0, 0);
             continue;
@@ -255,6 +273,7 @@ static void write_source_locations(const model_t *m, tfile_t *f)
         write_srcloc_base(f, s->name, s->name ? REF_PTR : REF_NONE, s->function, REF_PTR, s->file, REF_PTR,
                           s->line, s->color);
     }
+    free(e);
     tfile_u64(f, m->srcloc_expand.n);
     for (size_t i = 0; i < m->srcloc_expand.n; i++) tfile_u64(f, m->srcloc_expand.v[i]);
     tfile_u64(f, m->srcloc_payloads.n);
@@ -418,11 +437,12 @@ static void write_gpu_context(const gpu_ctx_t *c, tfile_t *f)
     tfile_int24(f, c->name);
     tfile_u64(f, c->overflow);
     tfile_u64(f, c->note_names.n);
-    uint64_t note, name;
-    for (size_t it = 0; hmap_next(&c->note_names, &it, &note, &name);) {
-        tfile_i64(f, (int64_t)note);
-        tfile_int24(f, (uint32_t)name);
+    hmap_slot_t *notes = hmap_sorted(&c->note_names);
+    for (size_t i = 0; i < c->note_names.n; i++) {
+        tfile_i64(f, (int64_t)notes[i].key);
+        tfile_int24(f, (uint32_t)notes[i].val);
     }
+    free(notes);
     /* Children lists from parent links, in begin order (1-based, 0 = none). */
     const size_t nz = c->zones.n;
     uint32_t *first_child = xcalloc(nz + 1, sizeof *first_child);
@@ -633,12 +653,7 @@ static void write_scheduling(const model_t *m, tfile_t *f)
             tfile_u16(f, m->cpu_switches[i].v[k].thread);
         }
     }
-    tfile_u64(f, m->tid_to_pid.n);
-    uint64_t tid, pid;
-    for (size_t it = 0; hmap_next(&m->tid_to_pid, &it, &tid, &pid);) {
-        tfile_u64(f, tid);
-        tfile_u64(f, pid);
-    }
+    write_pairs(&m->tid_to_pid, f);
     tfile_u64(f, m->cpu_stats.n);
     for (size_t i = 0; i < m->cpu_stats.n; i++) {
         tfile_u64(f, m->cpu_stats_threads.v[i]);
@@ -687,12 +702,7 @@ static void write_symbols(const model_t *m, tfile_t *f)
         tfile_u32(f, (uint32_t)m->symbol_code.v[i].n);
         put_blob(f, m->symbol_code.v[i].p, m->symbol_code.v[i].n);
     }
-    tfile_u64(f, m->code_symbol_map.n);
-    uint64_t k, v;
-    for (size_t it = 0; hmap_next(&m->code_symbol_map, &it, &k, &v);) {
-        tfile_u64(f, k);
-        tfile_u64(f, v);
-    }
+    write_pairs(&m->code_symbol_map, f);
     write_hw_samples(m, f);
 }
 

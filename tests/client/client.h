@@ -60,6 +60,10 @@ enum tc_garbage_kind {
     TC_BAD_CALLSTACK_ALLOC_EMPTY,
     TC_BAD_ZONE_DEPTH,
     TC_BAD_GPU_ZONE_DEPTH,
+    TC_BAD_TEXT_FLOOD,
+    TC_BAD_HASH_FLOOD,
+    TC_BAD_CALLSTACK_FLOOD,
+    TC_BAD_STRING_FLOOD,
 };
 
 struct tc_options {
@@ -282,9 +286,9 @@ struct tc_manifest {
     char **appinfo;
     size_t n_appinfo, cap_appinfo;
     uint64_t default_frames;
-    uint64_t *callstacks;    /* content hashes of the distinct call stacks */
+    uint64_t *callstacks;    /* content hashes of the distinct call stacks (a hash set) */
     size_t n_callstacks, cap_callstacks;
-    uint64_t *alloc_frames;  /* content hashes of distinct allocated frames */
+    uint64_t *alloc_frames;  /* content hashes of distinct allocated frames (a hash set) */
     size_t n_alloc_frames, cap_alloc_frames;
     struct tc_gpu_zone_rec *gpu_zones;
     size_t n_gpu_zones, cap_gpu_zones;

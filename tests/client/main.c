@@ -56,9 +56,10 @@ static void usage(FILE *out)
             "                        time-backwards, unasked-answers, srcloc-overflow,\n"
             "                        callstack-empty, callstack-alloc-empty, zone-depth,\n"
             "                        gpu-zone-depth,\n"
-            "                        absurd-length or absurd-string; or in the welcome:\n"
-            "                        timer-nan, timer-infinite, timer-huge, resolution-max,\n"
-            "                        init-begin-far (default lock-unannounced)\n"
+            "                        absurd-length or absurd-string; valid floods: text-flood,\n"
+            "                        hash-flood, callstack-flood, string-flood; or in the\n"
+            "                        welcome: timer-nan, timer-infinite, timer-huge,\n"
+            "                        resolution-max, init-begin-far (default lock-unannounced)\n"
             "  -P, --protocol V      protocol version to accept (default 82); other versions\n"
             "                        get ProtocolMismatch and the client keeps listening\n"
             "  -s, --seconds S       duration of the stream scenario, silence of stall (default 10)\n"
@@ -111,6 +112,10 @@ static const struct {
     { "callstack-alloc-empty", TC_BAD_CALLSTACK_ALLOC_EMPTY, true },
     { "zone-depth", TC_BAD_ZONE_DEPTH, true },
     { "gpu-zone-depth", TC_BAD_GPU_ZONE_DEPTH, true },
+    { "text-flood", TC_BAD_TEXT_FLOOD, true },
+    { "hash-flood", TC_BAD_HASH_FLOOD, true },
+    { "callstack-flood", TC_BAD_CALLSTACK_FLOOD, true },
+    { "string-flood", TC_BAD_STRING_FLOOD, true },
 };
 
 #define N_GARBAGE_KINDS (sizeof(garbage_kinds) / sizeof(garbage_kinds[0]))

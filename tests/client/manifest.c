@@ -180,14 +180,41 @@ void manifest_free(struct tc_client *c)
     free(m->gpu_zones);
 }
 
-/* Add a content hash to a set (linear; the sets stay small). */
+/* Put h in the open-addressing table set (cap slots, a power of two, 0 =
+ * empty); false if it was there. */
+static bool hash_set_place(uint64_t *set, size_t cap, uint64_t h)
+{
+    for (size_t i = (size_t)((h ^ h >> 32) * 0x9E3779B97F4A7C15ull) & (cap - 1);; i = (i + 1) & (cap - 1)) {
+        if (set[i] == h)
+            return false;
+        if (!set[i]) {
+            set[i] = h;
+            return true;
+        }
+    }
+}
+
+/* Add a content hash to a set of *n of them in a table of *cap slots
+ * (tens of thousands of call stacks in a flood); a hash of 0 is kept as 1
+ * (0 marks an empty slot). */
 static void hash_set_add(uint64_t **set, size_t *n, size_t *cap, uint64_t h)
 {
-    for (size_t i = 0; i < *n; i++)
-        if ((*set)[i] == h)
-            return;
-    *set = grow(*set, cap, *n, sizeof(**set));
-    (*set)[(*n)++] = h;
+    if (!h)
+        h = 1;
+    if ((*n + 1) * 2 > *cap) {
+        size_t nc = *cap ? *cap * 2 : 64;
+        uint64_t *ns = calloc(nc, sizeof(*ns));
+        if (!ns)
+            abort();
+        for (size_t i = 0; i < *cap; i++)
+            if ((*set)[i])
+                hash_set_place(ns, nc, (*set)[i]);
+        free(*set);
+        *set = ns;
+        *cap = nc;
+    }
+    if (hash_set_place(*set, *cap, h))
+        (*n)++;
 }
 
 void manifest_callstack(struct tc_client *c, uint64_t hash)

@@ -10,8 +10,11 @@
  * the largest resolution, an initBegin far from every time) are sent in
  * the welcome instead, and the whole session goes with them. An absurd
  * length (absurd-length, absurd-string) breaks the stream: the session
- * ends there. The manifest's bad_* lines say what a capture should drop
- * and keep (bad_events 0: too many to say, one per time). */
+ * ends there. The floods (text-flood, hash-flood, callstack-flood,
+ * string-flood) are valid events, nothing to drop: they cost a capture that
+ * keeps every join of a zone's text, or places keys by an unkeyed hash,
+ * quadratic memory or time. The manifest's bad_* lines say what a capture
+ * should drop and keep (bad_events 0: too many to say, one per time). */
 #include "scenario_bad.h"
 
 #include <math.h>
@@ -248,6 +251,128 @@ static void send_gpu_zone_depth(struct gen *g)
     c->man.bad.events = DEEP_ZONES - ZONE_DEPTH_KEPT;
 }
 
+/* ---------------------------------------------------------------- floods */
+
+#define TEXT_FLOOD_VALUES 16000
+#define HASH_FLOOD_ALLOCS 160000
+#define CALLSTACK_FLOOD (64 * 64 * 32)
+#define STRING_FLOOD 150000
+
+/* One zone of its own location, `text_flood` (its row in -u stands
+ * alone), with the text "flood" and TEXT_FLOOD_VALUES values 0, 1, ...:
+ * its text is "flood\n0 [0x0]\n1 [0x1]..." (9 bytes a value on the wire). */
+static void send_text_flood(struct gen *g)
+{
+    struct tc_client *c = g->c;
+    struct gen_thread *t = &g->th[0];
+    int loc = names_srcloc(c, NULL, "text_flood", "src/app/flood.cpp", 7, 0);
+    gen_zone_begin(g, t, loc, 1000);
+    gen_zone_text(g, t, "flood");
+    for (uint64_t v = 0; v < TEXT_FLOOD_VALUES; v++) {
+        ev_zone_value(c, t->tid, v);
+        if (v % 2048 == 0)
+            session_pump(c);
+    }
+    gen_zone_end(g, t, 5000);
+}
+
+/* The inverse of MurmurHash3's 64-bit finaliser (the unkeyed mixer of a
+ * capture's hash table): the key whose hash is h. */
+static uint64_t inverse_mul(uint64_t m)
+{
+    uint64_t inv = m;
+    for (int i = 0; i < 6; i++)
+        inv *= 2 - m * inv;
+    return inv;
+}
+
+static uint64_t fmix64_inverse(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= inverse_mul(0xc4ceb9fe1a85ec53ull);
+    h ^= h >> 33;
+    h *= inverse_mul(0xff51afd7ed558ccdull);
+    h ^= h >> 33;
+    return h;
+}
+
+/* HASH_FLOOD_ALLOCS allocations, all live at once, then their frees in
+ * the same order, at addresses whose finaliser hashes end in the same 20
+ * bits (every slot of a table up to 2^20 slots: one cluster). */
+static void send_hash_flood(struct gen *g)
+{
+    struct tc_client *c = g->c;
+    struct gen_thread *t = &g->th[0];
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint64_t i = 1; i <= HASH_FLOOD_ALLOCS; i++) {
+            const uint64_t ptr = fmix64_inverse(i << 20 | 0x5A5A5);
+            if (pass == 0)
+                ev_mem_alloc(c, t->tid, gen_serial_at(g, 100), ptr, 64, 0, NULL, 0);
+            else
+                ev_mem_free(c, t->tid, gen_serial_at(g, 100), ptr, 0, NULL, 0);
+            if (i % 2048 == 0)
+                session_pump(c);
+        }
+    }
+    names_thread_used(c, t->tid);
+    struct tc_named_counter *m = manifest_counter(c, TC_CNT_MEMPOOL, 0, "(default)");
+    m->count += HASH_FLOOD_ALLOCS;
+    m->count2 += HASH_FLOOD_ALLOCS;
+}
+
+/* CALLSTACK_FLOOD allocations, each with a call stack of its own, then
+ * their frees. The stacks are [K1, a, K2, b, K1, c] (a and b of 64
+ * user-space frames, c of 32; K1, K2 the constants an unkeyed
+ * multiply-fold byte hash XORs a block's first word with): every 16-byte
+ * block starting with its constant multiplies to zero, so all the stacks
+ * hash the same and each new one is compared with all the earlier ones. */
+static void send_callstack_flood(struct gen *g)
+{
+    struct tc_client *c = g->c;
+    struct gen_thread *t = &g->th[0];
+    const uint64_t k1 = 0xE7037ED1A0B428DBull, k2 = 0x8EBC6AF09C88C6E3ull;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint64_t i = 0; i < CALLSTACK_FLOOD; i++) {
+            const uint64_t ptr = 0x20000000ull + 64 * i;
+            const uint64_t stack[6] = { k1, 0x401000ull + 16 * (i & 63), k2, 0x402000ull + 16 * (i >> 6 & 63),
+                                        k1, 0x403000ull + 16 * (i >> 12) };
+            if (pass == 0)
+                ev_mem_alloc(c, t->tid, gen_serial_at(g, 100), ptr, 64, 0, stack, 6);
+            else
+                ev_mem_free(c, t->tid, gen_serial_at(g, 100), ptr, 0, NULL, 0);
+            if (i % 1024 == 0)
+                session_pump(c);
+        }
+    }
+    names_thread_used(c, t->tid);
+    struct tc_named_counter *m = manifest_counter(c, TC_CNT_MEMPOOL, 0, "(default)");
+    m->count += CALLSTACK_FLOOD;
+    m->count2 += CALLSTACK_FLOOD;
+}
+
+/* STRING_FLOOD messages of distinct 32-byte texts whose second block
+ * starts with K1 (see send_callstack_flood): all of them hash the same
+ * under an unkeyed multiply-fold hash, and each is interned. */
+static void send_string_flood(struct gen *g)
+{
+    struct tc_client *c = g->c;
+    struct gen_thread *t = &g->th[0];
+    const uint64_t k1 = 0xE7037ED1A0B428DBull;
+    for (unsigned i = 0; i < STRING_FLOOD; i++) {
+        char text[33];
+        snprintf(text, 17, "flood %010u", i);
+        for (int k = 0; k < 8; k++)
+            text[16 + k] = (char)(k1 >> (8 * k));
+        memcpy(text + 24, "-message", 9);
+        t->now += 100;
+        ev_message(c, t->tid, t->now, text, 0, NULL, 0);
+        manifest_message(c, t->now, text);
+        if (i % 2048 == 0)
+            session_pump(c);
+    }
+    names_thread_used(c, t->tid);
+}
+
 /* ------------------------------------------------------------- breaking */
 
 static void put_le(uint8_t *p, uint64_t v, int bytes)
@@ -292,6 +417,10 @@ static bool inject(struct gen *g, enum tc_garbage_kind kind)
     case TC_BAD_TIME_BACKWARDS: send_time_backwards(g); break;
     case TC_BAD_UNASKED_ANSWERS: send_unasked_answers(g); break;
     case TC_BAD_SRCLOC_OVERFLOW: send_srcloc_overflow(g); break;
+    case TC_BAD_TEXT_FLOOD: send_text_flood(g); break;
+    case TC_BAD_HASH_FLOOD: send_hash_flood(g); break;
+    case TC_BAD_CALLSTACK_FLOOD: send_callstack_flood(g); break;
+    case TC_BAD_STRING_FLOOD: send_string_flood(g); break;
     case TC_BAD_CALLSTACK_EMPTY: send_callstack_empty(g, false); break;
     case TC_BAD_CALLSTACK_ALLOC_EMPTY: send_callstack_empty(g, true); break;
     case TC_BAD_ZONE_DEPTH: send_zone_depth(g); break;

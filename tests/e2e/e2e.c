@@ -2113,6 +2113,157 @@ START_TEST(zones_nested_too_deep_are_dropped_and_those_above_kept)
 }
 END_TEST
 
+/* The malformed scenario with a flood of valid events (`kind`), captured
+ * live; a capture still running after `limit` seconds is killed (rc -1),
+ * so a quadratic one fails here rather than at the test's timeout. */
+static run_t capture_flood(const tmp_t *t, const char *kind, double limit)
+{
+    client_t c = client_start("--scenario", "malformed", "--garbage-kind", kind, "--manifest", t->manifest, NULL);
+    char *argv[] = { (char *)prog.capture, "-o", (char *)t->out, "-p", c.port, "--connect-timeout", "10",
+                     "--end-timeout", "5", NULL };
+    const double t0 = now_s();
+    proc_t p = spawn(argv);
+    run_t r = { .maxrss_kb = 0 };
+    r.rc = wait_exit_rss(p.pid, limit, &r.maxrss_kb);
+    r.seconds = now_s() - t0;
+    r.err = drain(p.err);
+    client_finish(&c);
+    return r;
+}
+
+/* The value column of the -u row of source location `name` (its text,
+ * newlines and all, up to the end of the file's row), or NULL. */
+static const char *unwrap_value(const char *csv, const char *name)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\n%s,", name);
+    const char *p = strstr(csv, pat);
+    for (int commas = 0; p && commas < 6; p++) commas += *p == ',';
+    return p;
+}
+
+/* 16000 ZoneValue on one zone (144 KB) made upstream's way of joining
+ * texts intern 16000 ever longer strings: 1.7 GB. The text is built in
+ * place: memory and time stay small, the saved text is upstream's join,
+ * and no intermediate join is saved. */
+START_TEST(zone_text_flood_takes_memory_linear_in_the_text)
+{
+    tmp_t t = tmp_make();
+    run_t r = capture_flood(&t, "text-flood", 30);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(!strstr(r.err, "warning"), "%s", r.err);
+    ck_assert_msg(r.maxrss_kb < 200 * 1024, "peak RSS %ld KB", r.maxrss_kb);
+    ck_assert_msg(r.seconds < 10, "took %.1f s", r.seconds);
+
+    ck_assert_int_eq(reader_run("-u", t.out, t.csv), 0);
+    char *csv = read_file(t.csv);
+    static char want[16000 * 24 + 16];
+    size_t n = (size_t)snprintf(want, sizeof want, "flood");
+    for (unsigned v = 0; v < 16000; v++) n += (size_t)snprintf(want + n, sizeof want - n, "\n%u [0x%x]", v, v);
+    const char *got = unwrap_value(csv, "text_flood");
+    ck_assert_ptr_nonnull(got);
+    ck_assert_msg(strncmp(got, want, n) == 0 && got[n] == '\n', "text_flood's text: %.60s...", got);
+    free(csv);
+
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum = read_file(t.summary), *man = read_file(t.manifest);
+    ck_assert_int_eq(summary_value(sum, "zones"), manifest_value(man, "zones_expected"));
+    /* the session's own strings and the final join; upstream: 16446 */
+    ck_assert_int_lt(summary_value(sum, "strings"), 1000);
+    free(sum);
+    free(man);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* 160000 allocations, then their frees, at addresses whose unkeyed hash
+ * shares its low 20 bits (3.5 MB): with that hash placing them, every
+ * insertion and deletion walked one cluster of all the live ones (25-55 s).
+ * Keyed, it is linear: every event saved, quickly. */
+START_TEST(hash_flood_of_crafted_addresses_stays_linear)
+{
+    tmp_t t = tmp_make();
+    run_t r = capture_flood(&t, "hash-flood", 30);
+    ck_assert_msg(r.rc == 0, "rc %d after %.1f s: %s", r.rc, r.seconds, r.err);
+    ck_assert_msg(!strstr(r.err, "warning"), "%s", r.err);
+    ck_assert_msg(r.seconds < 10, "took %.1f s", r.seconds);
+    ck_assert_msg(r.maxrss_kb < 200 * 1024, "peak RSS %ld KB", r.maxrss_kb);
+
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum = read_file(t.summary), *man = read_file(t.manifest);
+    const char *line = strstr(man, "\nmempool ");
+    ck_assert_ptr_nonnull(line);
+    unsigned long long allocs = 0, frees = 0;
+    ck_assert_int_eq(sscanf(line, "\nmempool %llu %llu (default)", &allocs, &frees), 2);
+    ck_assert_uint_ge(allocs, 160000);
+    char want[96];
+    snprintf(want, sizeof want, "\nmempool '(default)': events=%llu active=%llu\n", allocs, allocs - frees);
+    ck_assert_msg(strstr(sum, want), "expected '%s' in:\n%s", want + 1, sum);
+    ck_assert_int_eq(summary_value(sum, "zones"), manifest_value(man, "zones_expected"));
+    free(sum);
+    free(man);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* 131072 distinct call stacks whose bytes an unkeyed multiply-fold hash
+ * maps to one value (2.7 MB): each new stack was compared with all the
+ * earlier ones (over 100 s). Keyed, every stack is saved quickly. */
+START_TEST(call_stack_flood_of_colliding_contents_stays_linear)
+{
+    tmp_t t = tmp_make();
+    run_t r = capture_flood(&t, "callstack-flood", 30);
+    ck_assert_msg(r.rc == 0, "rc %d after %.1f s: %s", r.rc, r.seconds, r.err);
+    ck_assert_msg(!strstr(r.err, "warning"), "%s", r.err);
+    ck_assert_msg(r.seconds < 10, "took %.1f s", r.seconds);
+    ck_assert_msg(r.maxrss_kb < 200 * 1024, "peak RSS %ld KB", r.maxrss_kb);
+
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum = read_file(t.summary), *man = read_file(t.manifest);
+    ck_assert_int_gt(manifest_value(man, "callstacks"), 131072);
+    ck_assert_int_eq(summary_value(sum, "callstacks"), manifest_value(man, "callstacks"));
+    unsigned long long allocs = 0, frees = 0;
+    ck_assert_int_eq(sscanf(strstr(man, "\nmempool "), "\nmempool %llu %llu (default)", &allocs, &frees), 2);
+    char want[96];
+    snprintf(want, sizeof want, "\nmempool '(default)': events=%llu active=%llu\n", allocs, allocs - frees);
+    ck_assert_msg(strstr(sum, want), "expected '%s' in:\n%s", want + 1, sum);
+    free(sum);
+    free(man);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* 150000 messages of distinct texts an unkeyed multiply-fold hash maps to
+ * one value (1.3 MB): the string table walked one cluster of all of them
+ * for each (20-50 s). Keyed, every message and its text is saved quickly. */
+START_TEST(string_flood_of_colliding_contents_stays_linear)
+{
+    tmp_t t = tmp_make();
+    run_t r = capture_flood(&t, "string-flood", 30);
+    ck_assert_msg(r.rc == 0, "rc %d after %.1f s: %s", r.rc, r.seconds, r.err);
+    ck_assert_msg(!strstr(r.err, "warning"), "%s", r.err);
+    ck_assert_msg(r.seconds < 10, "took %.1f s", r.seconds);
+    ck_assert_msg(r.maxrss_kb < 200 * 1024, "peak RSS %ld KB", r.maxrss_kb);
+
+    ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
+    char *sum = read_file(t.summary), *man = read_file(t.manifest);
+    ck_assert_int_gt(manifest_value(man, "messages"), 150000);
+    ck_assert_int_eq(summary_value(sum, "messages"), manifest_value(man, "messages"));
+    ck_assert_int_gt(summary_value(sum, "strings"), 150000);
+    free(sum);
+    free(man);
+    ck_assert_int_eq(reader_run("-m", t.out, t.csv), 0);
+    char *csv = read_file(t.csv);
+    ck_assert_ptr_nonnull(strstr(csv, "\nflood 0000149999\xDB\x28\xB4\xA0\xD1\x7E\x03\xE7-message,"));
+    free(csv);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
 static Suite *e2e_suite(void)
 {
     Suite *s = suite_create("end to end");
@@ -2187,6 +2338,10 @@ static Suite *e2e_suite(void)
     tcase_add_test(hostile, allocated_call_stack_without_a_whole_frame_is_dropped);
     tcase_add_test(hostile, zones_nested_too_deep_are_dropped_and_those_above_kept);
     tcase_add_test(hostile, gpu_zones_nested_too_deep_are_dropped_and_those_above_kept);
+    tcase_add_test(hostile, zone_text_flood_takes_memory_linear_in_the_text);
+    tcase_add_test(hostile, hash_flood_of_crafted_addresses_stays_linear);
+    tcase_add_test(hostile, call_stack_flood_of_colliding_contents_stays_linear);
+    tcase_add_test(hostile, string_flood_of_colliding_contents_stays_linear);
     suite_add_tcase(s, hostile);
     return s;
 }

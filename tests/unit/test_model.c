@@ -1,8 +1,9 @@
 /* test_model.c - unit tests of the trace model's upstream-mirroring rules:
  * source-location ids, FIFO matching of SourceLocation answers, thread
- * numbering, message order on equal times, frame-set merging, and the
- * end-of-session conditions. */
+ * numbering, message order on equal times, frame-set merging, the
+ * end-of-session conditions, and zone texts joined from many parts. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -260,6 +261,58 @@ START_TEST(memory_events_of_every_width_survive_sealing)
 }
 END_TEST
 
+/* The text of the innermost open zone of thread 5, as the file will hold it. */
+static const char *zone_text_of(const model_t *m, const open_zone_t *z)
+{
+    const uint32_t text = m->zone_extras.v[z->extra].text;
+    ck_assert_uint_ne(text, 0);
+    ck_assert_uint_eq(text & TEXT_BUILDING, 0);
+    return strtab_get(&m->strings, text - 1);
+}
+
+/* A zone's texts and values are joined with newlines, as upstream joins
+ * them (texts up to their first NUL), and the join is interned once: 3000
+ * values add one string, not 3000 ever longer ones. A zone still open when
+ * the capture ends keeps its joined text too. */
+START_TEST(zone_text_parts_are_joined_and_interned_once)
+{
+    fixture_t f;
+    setup(&f);
+    model_thread_context(&f.m, 5);
+    model_zone_begin(&f.m, 10, 0x600, false);
+    model_single_string(&f.m, (const uint8_t *)"first\0hidden", 12);
+    model_zone_text(&f.m);
+    for (uint64_t v = 0; v < 3000; v++) model_zone_value(&f.m, v);
+    model_single_string(&f.m, (const uint8_t *)"last", 4);
+    model_zone_text(&f.m);
+    const size_t strings = f.m.strings.n;
+    const open_zone_t *z = &f.m.threads[0]->stack.v[0];
+    const uint32_t extra = z->extra;
+    model_zone_end(&f.m, 20);
+    ck_assert_uint_eq(f.m.strings.n, strings + 1);
+    static char want[3000 * 24 + 16];
+    size_t n = (size_t)snprintf(want, sizeof want, "first");
+    for (uint64_t v = 0; v < 3000; v++) n += (size_t)snprintf(want + n, sizeof want - n, "\n%lu [0x%lx]", (unsigned long)v, (unsigned long)v);
+    snprintf(want + n, sizeof want - n, "\nlast");
+    ck_assert_str_eq(strtab_get(&f.m.strings, f.m.zone_extras.v[extra].text - 1), want);
+    /* one part only: the string itself, NULs and all */
+    model_zone_begin(&f.m, 30, 0x600, false);
+    model_single_string(&f.m, (const uint8_t *)"only\0one", 8);
+    model_zone_text(&f.m);
+    ck_assert_uint_eq(strtab_len(&f.m.strings, f.m.zone_extras.v[f.m.threads[0]->stack.v[0].extra].text - 1), 8);
+    /* an open zone with several parts, and its open child with several */
+    model_zone_value(&f.m, 7);
+    model_zone_begin(&f.m, 40, 0x600, false);
+    model_zone_value(&f.m, 8);
+    model_zone_value(&f.m, 9);
+    model_finish(&f.m);
+    ck_assert_str_eq(zone_text_of(&f.m, &f.m.threads[0]->stack.v[0]), "only\n7 [0x7]");
+    ck_assert_str_eq(zone_text_of(&f.m, &f.m.threads[0]->stack.v[1]), "8 [0x8]\n9 [0x9]");
+    ck_assert_uint_eq(f.m.failures, 0);
+    teardown(&f);
+}
+END_TEST
+
 START_TEST(chunk_pool_deepens_only_when_takes_find_it_empty)
 {
     chunkpool_t *p = chunkpool_new(4096, 4);
@@ -299,6 +352,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, memory_events_survive_sealing);
     tcase_add_test(tc, memory_events_of_every_width_survive_sealing);
     tcase_add_test(tc, chunk_pool_deepens_only_when_takes_find_it_empty);
+    tcase_add_test(tc, zone_text_parts_are_joined_and_interned_once);
     suite_add_tcase(s, tc);
     return s;
 }

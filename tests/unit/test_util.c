@@ -1,8 +1,10 @@
 /* test_util.c - unit tests of util.h's hashes (hash_bytes gives the values
  * of its zero-padded definition at every length: the keys of the string and
- * call-stack tables depend on it) and of hmap.c (random insertions, look-ups
+ * call-stack tables depend on it; keys chosen against an unkeyed hash do
+ * not collide under a keyed one) and of hmap.c (random insertions, look-ups
  * and deletions agree with a plain array, through growth, wrap-around and
- * long clusters). */
+ * long clusters; keys crafted to collide under the unkeyed mixer probe
+ * short; the sorted walk). */
 #include <check.h>
 #include <string.h>
 
@@ -17,17 +19,17 @@ static uint64_t fold_mul_ref(uint64_t a, uint64_t b)
     return (uint64_t)r ^ (uint64_t)(r >> 64);
 }
 
-static uint64_t hash_bytes_ref(const uint8_t *b, size_t n)
+static uint64_t hash_bytes_ref(const hashkey_t *k, const uint8_t *b, size_t n)
 {
-    uint64_t h = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)n * 0xA0761D6478BD642FULL);
+    uint64_t h = k->k0 ^ ((uint64_t)n * 0xA0761D6478BD642FULL);
     while (n >= 16) {
-        h = fold_mul_ref(ld64(b) ^ 0xE7037ED1A0B428DBULL, ld64(b + 8) ^ h);
+        h = fold_mul_ref(ld64(b) ^ k->k1, ld64(b + 8) ^ h);
         b += 16;
         n -= 16;
     }
     uint64_t tail[2] = { 0, 0 };
     memcpy(tail, b, n);
-    h = fold_mul_ref(tail[0] ^ 0x8EBC6AF09C88C6E3ULL, tail[1] ^ h);
+    h = fold_mul_ref(tail[0] ^ k->k1 ^ 0x8EBC6AF09C88C6E3ULL, tail[1] ^ h);
     return hash64(h);
 }
 
@@ -35,6 +37,8 @@ START_TEST(hash_bytes_matches_its_definition_at_every_length)
 {
     uint8_t buf[80];
     uint64_t x = 0x2545F4914F6CDD1DULL;
+    hashkey_t k;
+    hashkey_draw(&k);
     for (int round = 0; round < 50; round++) {
         for (size_t i = 0; i < sizeof buf; i++) {
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -43,12 +47,46 @@ START_TEST(hash_bytes_matches_its_definition_at_every_length)
         for (size_t n = 0; n <= 64; n++) {
             /* at every alignment, and with bytes after the end that must not count */
             for (size_t off = 0; off < 8; off++)
-                ck_assert_uint_eq(hash_bytes(buf + off, n), hash_bytes_ref(buf + off, n));
+                ck_assert_uint_eq(hash_bytes(&k, buf + off, n), hash_bytes_ref(&k, buf + off, n));
         }
     }
     /* lengths differing only by trailing zeros hash apart */
     memset(buf, 0, sizeof buf);
-    ck_assert_uint_ne(hash_bytes(buf, 3), hash_bytes(buf, 4));
+    ck_assert_uint_ne(hash_bytes(&k, buf, 3), hash_bytes(&k, buf, 4));
+}
+END_TEST
+
+/* Two draws differ (a fixed key would be no secret), and the same bytes
+ * hash apart under them. */
+START_TEST(hash_keys_are_drawn_afresh)
+{
+    hashkey_t a, b;
+    hashkey_draw(&a);
+    hashkey_draw(&b);
+    ck_assert(a.k0 != b.k0 || a.k1 != b.k1);
+    static const char s[] = "the same string";
+    ck_assert_uint_ne(hash_bytes(&a, s, sizeof s), hash_bytes(&b, s, sizeof s));
+    ck_assert_uint_ne(hash_keyed(&a, 0x1000), hash_keyed(&b, 0x1000));
+}
+END_TEST
+
+/* Byte strings that collide completely under an unkeyed multiply-fold
+ * hash: a block whose first word equals the public constant it is XORed
+ * with multiplies to zero whatever follows. Under the key, 4096 such
+ * 32-byte strings (the first block varies) keep distinct hashes. */
+START_TEST(hash_bytes_resists_zeroed_blocks)
+{
+    enum { N = 4096 };
+    static uint64_t h[N];
+    hashkey_t k;
+    hashkey_draw(&k);
+    for (uint64_t i = 0; i < N; i++) {
+        const uint64_t words[4] = { i, i * 7, 0xE7037ED1A0B428DBULL, i };
+        h[i] = hash_bytes(&k, words, sizeof words);
+    }
+    size_t same_low = 0;
+    for (size_t i = 1; i < N; i++) same_low += (h[i] & 0xFFF) == (h[0] & 0xFFF);
+    ck_assert_uint_lt(same_low, 16);   /* ~1 expected at random */
 }
 END_TEST
 
@@ -130,9 +168,20 @@ static uint64_t key_of_hash(uint64_t h)
     return h;
 }
 
-/* Keys chosen to share the low 40 bits of their hash (one cluster, probes
- * far past the stored distance): the map neither grows without bound nor
- * loses a key, through insertions and deletions. */
+/* The mean distance from home of m's keys (as recorded: at most 255), a
+ * look-up's cost: about 1 with keys spread at random, at this load. */
+static double mean_probe(const hmap_t *m)
+{
+    size_t sum = 0;
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->meta[i]) sum += m->meta[i] & 0xFF;
+    return m->n ? (double)sum / (double)m->n : 0;
+}
+
+/* Keys chosen to share the low 40 bits of the unkeyed mixer's hash (under
+ * it: one cluster, probes far past the stored distance): the map neither
+ * grows without bound nor loses a key, through insertions and deletions,
+ * and under its keyed hash the probes stay short. */
 START_TEST(hmap_survives_keys_that_collide_by_design)
 {
     enum { N = 1500 };
@@ -144,6 +193,7 @@ START_TEST(hmap_survives_keys_that_collide_by_design)
         hmap_put(&m, keys[i], i + 1, NULL);
     }
     ck_assert_uint_le(m.cap, 16 * N);   /* grown by load, not by the collisions */
+    ck_assert_double_lt(mean_probe(&m), 4);
     for (uint64_t i = 0; i < N; i++) ck_assert_uint_eq(*hmap_get(&m, keys[i]), i + 1);
     for (uint64_t i = 0; i < N; i += 2) {
         uint64_t v = 0;
@@ -160,6 +210,51 @@ START_TEST(hmap_survives_keys_that_collide_by_design)
 }
 END_TEST
 
+/* 100,000 allocation addresses as a hash-flooding client would pick them
+ * against the unkeyed mixer (16-byte aligned addresses whose hash64 share
+ * their low 20 bits), put and taken in turns as allocations and frees: the
+ * probes stay short (unkeyed, they would run through the whole cluster,
+ * the map's every key).*/
+START_TEST(hmap_stays_fast_under_keys_crafted_against_the_mixer)
+{
+    enum { N = 100000 };
+    hmap_t m = {0};
+    size_t found = 0;
+    double most = 0;
+    for (uint64_t i = 0; found < N; i++) {
+        const uint64_t key = key_of_hash(i << 20 | 0x5A5A5);
+        if (key % 16) continue;
+        found++;
+        hmap_put(&m, key, i, NULL);
+        if (found % 2 == 0) ck_assert(hmap_del(&m, key));
+        if (found % 4096 == 0 && mean_probe(&m) > most) most = mean_probe(&m);
+    }
+    ck_assert_uint_eq(m.n, N / 2);
+    ck_assert_double_lt(most, 4);
+    hmap_free(&m);
+}
+END_TEST
+
+/* hmap_sorted gives every entry once, in key order, whatever the slots'. */
+START_TEST(hmap_sorted_walks_in_key_order)
+{
+    hmap_t m = {0};
+    ck_assert_ptr_null(hmap_sorted(&m));
+    uint64_t x = 0x9E3779B97F4A7C15ULL;
+    for (int i = 0; i < 5000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        hmap_put(&m, x, ~x, NULL);
+    }
+    hmap_slot_t *e = hmap_sorted(&m);
+    for (size_t i = 0; i < m.n; i++) {
+        ck_assert_uint_eq(e[i].val, ~e[i].key);
+        if (i) ck_assert_uint_lt(e[i - 1].key, e[i].key);
+    }
+    free(e);
+    hmap_free(&m);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
     Suite *s = suite_create("util");
@@ -167,6 +262,10 @@ Suite *util_suite(void)
     tcase_add_test(tc, hash_bytes_matches_its_definition_at_every_length);
     tcase_add_test(tc, hmap_agrees_with_an_array_under_churn);
     tcase_add_test(tc, hmap_survives_keys_that_collide_by_design);
+    tcase_add_test(tc, hash_keys_are_drawn_afresh);
+    tcase_add_test(tc, hash_bytes_resists_zeroed_blocks);
+    tcase_add_test(tc, hmap_stays_fast_under_keys_crafted_against_the_mixer);
+    tcase_add_test(tc, hmap_sorted_walks_in_key_order);
     suite_add_tcase(s, tc);
     return s;
 }
