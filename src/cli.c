@@ -68,8 +68,9 @@ static void print_help(FILE *out)
         "recording, no Tracy client, protocol mismatch, or too few descriptors or\n"
         "too little memory to start (ulimit -n, -v), 2 client not available,\n"
         "3 client dropped the handshake, 4 output exists, 5 output not writable,\n"
-        "6 connect timeout, 7 saving failed, 8 stream broken (data before it\n"
-        "saved), 130 aborted by a second signal, or by a signal before any data.\n"
+        "6 connect timeout, 7 saving failed or out of memory, 8 stream broken (data\n"
+        "before it saved), 130 aborted by a second signal, or by a signal before\n"
+        "any data.\n"
         "See tracy-capture(1).\n");
 }
 

@@ -249,13 +249,36 @@ static void on_signal_while_saving(int sig)
     _exit(EXIT_ABORTED);
 }
 
+/* Whether the spool is on disk and holds every byte received, for
+ * --recover. */
+static bool spool_is_whole(const spool_t *s)
+{
+    struct stat st;
+    return s->fd >= 0 && s->regular && !s->err && !s->abandoned && fstat(s->fd, &st) == 0 && st.st_nlink > 0;
+}
+
+/* An exit for want of memory (util.c): before the session began, nothing
+ * was captured and nothing is left behind (exit 1, as for other shortages
+ * at the start); during it, the spool stays, and the message says so. */
+int on_fatal_exit(void)
+{
+    capture_t *c = &the_capture;
+    if (!c->session.welcomed) {
+        spool_remove(&c->spool);
+        fprintf(stderr, "tracy-capture: note: nothing was captured\n");
+        return EXIT_CANNOT_RUN;
+    }
+    if (spool_is_whole(&c->spool))
+        fprintf(stderr, "tracy-capture: note: the trace is not saved; rebuild it from the spool %s where more "
+                "memory is free: 'tracy-capture --recover %s -o FILE'\n", c->spool.path, c->spool.path);
+    return EXIT_SAVE_FAILED;
+}
+
 /* What the signal handler says: the spool, if any, is left on disk. */
 static void prepare_abandon_message(const capture_t *c)
 {
     const spool_t *s = &c->spool;
-    struct stat st;
-    const bool whole = s->fd >= 0 && s->regular && !s->err && !s->abandoned && fstat(s->fd, &st) == 0 &&
-                       st.st_nlink > 0;
+    const bool whole = spool_is_whole(s);
     if (whole)
         snprintf(save_abandoned_msg, sizeof save_abandoned_msg, "\ntracy-capture: interrupted while saving: the "
                  "trace is not saved; every byte received is kept in %s ('tracy-capture --recover %s -o FILE')\n",

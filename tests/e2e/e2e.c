@@ -1994,6 +1994,74 @@ START_TEST(a_spool_thread_that_cannot_start_is_given_up)
 }
 END_TEST
 
+/* One capture of the memory scenario under ulimit -v `mb` MB; checks that
+ * it ended in one of the ways the man page gives and returns its status
+ * (-2: a sanitizer build, which cannot run under such a limit). */
+static int capture_under_memory_limit(const tmp_t *t, int mb, bool *one_stream)
+{
+    char spool[160], rebuilt[160];
+    snprintf(spool, sizeof spool, "%s.spool", t->out);
+    snprintf(rebuilt, sizeof rebuilt, "%s/rebuilt.tracy", t->dir);
+    unlink(t->out);
+    unlink(spool);
+    unlink(t->manifest);
+    client_t c = client_start("--scenario", "memory", "--threads", "2", "--zones", "3000", "--manifest", t->manifest,
+                              NULL);
+    const limits_t lim = { .n = 1, .v = { { RLIMIT_AS, (rlim_t)mb << 20 } } };
+    run_t r = capture_limited(&lim, "-o", t->out, "-p", c.port, "--connect-timeout", "10", NULL);
+    client_finish(&c);      /* it ends when the capture does, and writes its manifest */
+    const int rc = strstr(r.err, "Sanitizer") ? -2 : r.rc;
+    if (rc == 0) {
+        *one_stream |= strstr(r.err, "the trace was saved with one") != NULL;
+        check_zones_as_sent(t, t->out);
+    } else if (rc == 7) {
+        ck_assert_msg(strstr(r.err, "error: out of memory") || strstr(r.err, "memory ran out"), "%d MB: %s", mb,
+                      r.err);
+        if (path_exists(spool)) {
+            /* what it kept rebuilds the trace of what arrived */
+            ck_assert_msg(strstr(r.err, "'tracy-capture --recover"), "%d MB: %s", mb, r.err);
+            run_t rec = capture_run(0, "-o", rebuilt, "-f", "--recover", spool, NULL);
+            ck_assert_msg(rec.rc == 0, "%d MB: --recover rc %d: %s", mb, rec.rc, rec.err);
+            check_has_zones(t, rebuilt);
+            free(rec.err);
+        } else {
+            ck_assert_msg(strstr(r.err, "without the spool"), "%d MB: the spool is gone: %s", mb, r.err);
+        }
+    } else if (rc == 1) {
+        ck_assert_msg(strstr(r.err, "nothing was captured"), "%d MB: %s", mb, r.err);
+        ck_assert_msg(!path_exists(spool) && !path_exists(t->out), "%d MB left a file behind", mb);
+    } else {
+        ck_assert_msg(rc == -2, "%d MB: rc %d: %s", mb, rc, r.err);
+    }
+    free(r.err);
+    return rc;
+}
+
+/* From too little memory to enough (ulimit -v 16 to 96 MB): never a crash
+ * or a hang, and every run saves the whole trace (perhaps with one
+ * compression stream), or runs out with the spool kept and the command
+ * that rebuilds it named (7), or captures nothing and leaves nothing (1).
+ * Both saving and running out are seen. A sanitizer build skips this. */
+START_TEST(memory_limits_save_or_keep_what_arrived)
+{
+    tmp_t t = tmp_make();
+    bool saved = false, ran_out = false, one_stream = false;
+    for (int mb = 16; mb <= 96; mb += 8) {
+        const int rc = capture_under_memory_limit(&t, mb, &one_stream);
+        if (rc == -2) {
+            fprintf(stderr, "skipped: a sanitizer build cannot run under ulimit -v\n");
+            break;
+        }
+        saved |= rc == 0;
+        ran_out |= rc == 7;
+        if (saved && mb >= 64) break;
+    }
+    if (saved || ran_out) ck_assert_msg(saved && ran_out, "saved %d, ran out %d", saved, ran_out);
+    if (!one_stream) fprintf(stderr, "note: no limit of the sweep made the save fall back to one stream\n");
+    tmp_remove(&t);
+}
+END_TEST
+
 /* Hostile input of the `malformed` scenario that would make the file one
  * upstream's tools cannot read, or the capture reach undefined behaviour
  * (absurd welcome times, call stacks of no frame, zones nested too deep):
@@ -2329,6 +2397,7 @@ static Suite *e2e_suite(void)
     tcase_add_test(hostile, a_capture_that_never_began_leaves_nothing_in_the_way);
     tcase_add_test(hostile, a_spool_in_use_is_refused);
     tcase_add_test(hostile, a_spool_thread_that_cannot_start_is_given_up);
+    tcase_add_test(hostile, memory_limits_save_or_keep_what_arrived);
     tcase_add_test(hostile, welcome_with_a_nan_timer_multiplier_takes_ticks_as_ns);
     tcase_add_test(hostile, welcome_with_an_infinite_timer_multiplier_takes_ticks_as_ns);
     tcase_add_test(hostile, welcome_with_a_huge_timer_multiplier_takes_ticks_as_ns);
