@@ -41,7 +41,7 @@ typedef struct capture {
     char start_error[512];        /* OUT_CANNOT_RUN: what could not be had, and why */
 
     /* connection */
-    uv_getaddrinfo_t resolver;
+    struct lookup *lookup;        /* a name lookup under way (lookup.c), or NULL */
     struct addrinfo *addrs, *addr_next;
     uv_tcp_t tcp;
     uv_connect_t connect_req;
@@ -49,7 +49,6 @@ typedef struct capture {
     uv_signal_t signals[3];
     bool tcp_open, connected, finishing, handshake_notice, spool_warned;
     bool read_failed;             /* the connection failed (not a clean EOF) */
-    bool resolving;               /* a name lookup is under way (on libuv's threads) */
     unsigned connect_attempts;
     unsigned silent_drops;        /* connections accepted, then closed with no byte */
     bool handshake_unanswered;    /* --connect-timeout came while connected */

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "lookup.h"
 #include "netdec.h"
 #include "progress.h"
 #include "proto.h"
@@ -119,9 +120,9 @@ static void close_handle(uv_handle_t *h)
 
 static void close_all(capture_t *c)
 {
-    /* A lookup already running on libuv's thread cannot be cancelled, and
-     * the loop would wait for it (a slow resolver, seconds): leave it. */
-    if (c->resolving && uv_cancel((uv_req_t *)&c->resolver) != 0) uv_stop(c->loop);
+    /* a lookup waiting for a slow resolver is left to finish alone */
+    if (c->lookup) lookup_abandon(c->lookup);
+    c->lookup = NULL;
     close_handle((uv_handle_t *)&c->retry_timer);
     close_handle((uv_handle_t *)&c->connect_timer);
     close_handle((uv_handle_t *)&c->stop_timer);
@@ -526,28 +527,36 @@ static void try_connect(capture_t *c)
     }
 }
 
-static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
+/* The errno of a shortage a failed lookup says, or 0. */
+static int lookup_shortage(int status, int sys_errno)
 {
-    capture_t *c = req->data;
-    c->resolving = false;
+    if (status == EAI_MEMORY) return ENOMEM;
+    if (status != EAI_SYSTEM) return 0;
+    return sys_errno == EMFILE || sys_errno == ENFILE || sys_errno == ENOMEM || sys_errno == ENOBUFS ? sys_errno
+                                                                                                      : 0;
+}
+
+static void on_resolved(void *ctx, int status, int sys_errno, struct addrinfo *res)
+{
+    capture_t *c = ctx;
+    c->lookup = NULL;
     if (c->finishing) {
-        if (res) uv_freeaddrinfo(res);
-        return;
-    }
-    if (shortage_errno(status)) {
-        cannot_look_up(c, shortage_errno(status));
+        if (res) freeaddrinfo(res);
         return;
     }
     /* the C library says a name it could not look up for want of a
      * descriptor (for /etc/hosts) is unknown */
-    const int short_of = status < 0 ? check_free_descriptors(1) : 0;
+    const int short_of = lookup_shortage(status, sys_errno) ? lookup_shortage(status, sys_errno)
+                         : status != 0                      ? check_free_descriptors(1)
+                                                            : 0;
     if (short_of) {
         cannot_look_up(c, short_of);
         return;
     }
-    if (status < 0) {
-        snprintf(c->connect_error, sizeof c->connect_error, "%s", uv_strerror(status));
-        if (status == UV_EAI_AGAIN) {
+    if (status != 0) {
+        snprintf(c->connect_error, sizeof c->connect_error, "%s",
+                 status == EAI_SYSTEM ? strerror(sys_errno) : gai_strerror(status));
+        if (status == EAI_AGAIN) {
             /* Temporary failure: try again in a second. */
             uv_timer_start(&c->retry_timer, on_retry, 1000, 0);
             return;
@@ -576,18 +585,9 @@ static bool resolve_numeric(capture_t *c)
 static void start_resolve(capture_t *c)
 {
     if (resolve_numeric(c)) return;
-    c->resolver.data = c;
-    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
-    int rc = uv_getaddrinfo(c->loop, &c->resolver, on_resolved, c->opts->address, c->opts->port, &hints);
-    c->resolving = rc == 0;
-    if (shortage_errno(rc)) {
-        cannot_look_up(c, shortage_errno(rc));
-        return;
-    }
-    if (rc < 0) {
-        snprintf(c->connect_error, sizeof c->connect_error, "%s", uv_strerror(rc));
-        finish(c, OUT_RESOLVE_FAILED);
-    }
+    int err;
+    c->lookup = lookup_start(c->loop, c->opts->address, c->opts->port, on_resolved, c, &err);
+    if (!c->lookup) cannot_run(c, "cannot start the address lookup", err);
 }
 
 /* ---- timers and signals ------------------------------------------------------------------ */
@@ -826,9 +826,9 @@ void conn_run(capture_t *c)
     }
     /* No zone log grows any more: give the prepared chunks back. */
     model_drop_chunk_pool(&c->session.model);
-    if (c->addrs) uv_freeaddrinfo(c->addrs);
+    if (c->addrs) freeaddrinfo(c->addrs);
     c->addrs = NULL;
-    if (!c->resolving) uv_loop_close(c->loop);    /* else the process ends first */
+    uv_loop_close(c->loop);
     free(c->rxbuf);
     c->rxbuf = NULL;
     bytes_free(&c->out);

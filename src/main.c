@@ -381,11 +381,5 @@ int main(int argc, char **argv)
     free(spool_path);
     free(c->save_path);
     session_free(&c->session);
-    /* A name lookup still running (a slow resolver) would hold the exit:
-     * libuv joins its threads when the process ends normally. */
-    if (c->resolving) {
-        fflush(NULL);
-        _exit(rc);
-    }
     return rc;
 }
