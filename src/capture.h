@@ -32,6 +32,17 @@ typedef enum {
     OUT_CANNOT_RUN,       /* a descriptor, thread or memory the capture needs is not to be had (start_error) */
 } outcome_t;
 
+/* The bounds of the wait at the end of a session (conn.c end_wait_over). */
+typedef enum {
+    END_WAIT_NO_ANSWER,           /* --end-timeout without an answer */
+    END_WAIT_AFTER_STOP,          /* --end-timeout after our stop request */
+    END_WAIT_AFTER_TERMINATE,     /* END_WAIT_TERMINATE_FACTOR x that after the client's Terminate */
+} end_wait_t;
+
+/* After the client ended the session itself, answers that keep coming are
+ * waited for this many --end-timeouts in all. */
+#define END_WAIT_TERMINATE_FACTOR 10
+
 typedef struct capture {
     const options_t *opts;
     char *save_path;              /* where the trace goes: the output, or the file its link names */
@@ -70,12 +81,13 @@ typedef struct capture {
     bool stop_requested;
     char stop_reason[64];
     char gave_up_on[256];         /* what was still missing at the end timeout */
-    bool gave_up_in_total;        /* ... which came in total, not for want of data */
+    end_wait_t end_wait;          /* ... and which bound of the end wait ended it */
 
     /* statistics */
     uint64_t t_start, t_connected, t_end, t_last_rx;   /* uv_hrtime() ns */
     uint64_t t_stop;                                   /* when the stop was requested */
     uint64_t t_terminated;                             /* when the client's Terminate was decoded */
+    uint64_t t_last_answer, answers_seen;              /* when an answer to a query last came; how many */
     uint64_t rx_bytes;
     int64_t mem_limit_bytes;
     uint64_t peak_rss;

@@ -342,6 +342,10 @@ static void feed_decoded(capture_t *c, const netdec_item_t *it)
     session_feed_frame(&c->session, it->data, it->n, it->frame_no, it->offset, it->numbered);
     netdec_release(c->dec, it);
     if (c->session.model.terminate && !c->t_terminated) c->t_terminated = uv_hrtime();
+    if (c->session.queries.answered != c->answers_seen) {
+        c->answers_seen = c->session.queries.answered;
+        c->t_last_answer = uv_hrtime();
+    }
 }
 
 /* The decoder met a bad frame: the session is broken there. */
@@ -659,21 +663,27 @@ static void on_connect_timeout(uv_timer_t *t)
     finish(c, OUT_CONNECT_TIMEOUT);
 }
 
-/* The end wait is bounded by --end-timeout twice: without data (and
- * without input left to decode: the client's end may be in it), and in
- * total from the client's Terminate or our own stop request, whichever
- * came first (a client that keeps streaming instead of ending, or sends
- * KeepAlives instead of the answers it owes, must not keep us). Input
- * received by then is still decoded (drain_decoder). */
+/* The end wait is bounded three ways (c->end_wait says which ended it):
+ * --end-timeout without an answer to a query (KeepAlives and other events
+ * are no answer), counted once no input is left to decode (the answers
+ * may be in it); --end-timeout in all after our own stop request (a
+ * client that keeps streaming instead of ending must not keep us); and
+ * END_WAIT_TERMINATE_FACTOR times that after the client's own Terminate,
+ * however the answers trickle in. Input received by then is still decoded
+ * (drain_decoder). */
 static bool end_wait_over(capture_t *c, uint64_t now)
 {
     if (c->session.state != SESSION_STREAMING || !(c->stop_requested || c->t_terminated)) return false;
     const uint64_t limit = (uint64_t)(c->opts->end_timeout * 1e9);
     uint64_t began = c->t_terminated;
     if (c->stop_requested && (!began || c->t_stop < began)) began = c->t_stop;
-    const bool idle = !c->dec || netdec_backlog(c->dec) == 0;
-    c->gave_up_in_total = now - began > limit;
-    return c->gave_up_in_total || (idle && now - c->t_last_rx > limit);
+    const uint64_t since = c->t_last_answer > began ? c->t_last_answer : began;
+    const bool drained = !c->dec || netdec_backlog(c->dec) == 0;
+    c->end_wait = c->stop_requested && now - c->t_stop > limit ? END_WAIT_AFTER_STOP
+                  : c->t_terminated && now - c->t_terminated > limit * END_WAIT_TERMINATE_FACTOR
+                      ? END_WAIT_AFTER_TERMINATE
+                      : END_WAIT_NO_ANSWER;
+    return c->end_wait != END_WAIT_NO_ANSWER || (drained && now - since > limit);
 }
 
 /* Every 100 ms: memory limit, the bounded end wait, progress. */

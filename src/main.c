@@ -138,6 +138,25 @@ static int report_recording_end(const capture_t *c)
     }
 }
 
+/* Which bound of the end wait gave up on answers still missing. */
+static void report_end_wait(const capture_t *c)
+{
+    const double limit = c->opts->end_timeout;
+    const char *missing = c->gave_up_on[0] ? c->gave_up_on : "nothing";
+    switch (c->end_wait) {
+    case END_WAIT_NO_ANSWER:
+        diag_warn("stopped waiting after %g s without an answer from the client; still missing: %s", limit, missing);
+        break;
+    case END_WAIT_AFTER_STOP:
+        diag_warn("stopped waiting %g s after the stop request; still missing: %s", limit, missing);
+        break;
+    case END_WAIT_AFTER_TERMINATE:
+        diag_warn("stopped waiting %g s after the client ended the session (%d times --end-timeout); still "
+                  "missing: %s", limit * END_WAIT_TERMINATE_FACTOR, END_WAIT_TERMINATE_FACTOR, missing);
+        break;
+    }
+}
+
 /* Explain how the capture ended; returns the exit code so far. */
 static int report_outcome(capture_t *c)
 {
@@ -163,11 +182,7 @@ static int report_outcome(capture_t *c)
             diag_warn("the client did not end the session within %g s of the request (%s); saving what arrived",
                       o->end_timeout, c->stop_reason);
         else
-            diag_warn(c->gave_up_in_total ? "stopped waiting %g s after the client ended the session; still "
-                                            "missing: %s"
-                                          : "stopped waiting after %g s without data from the client; still "
-                                            "missing: %s",
-                      o->end_timeout, c->gave_up_on[0] ? c->gave_up_on : "nothing");
+            report_end_wait(c);
         return EXIT_OK;
     case OUT_CLIENT_GONE:
         diag_warn("the client closed the connection before the session ended%s%s; saving what arrived",
@@ -263,6 +278,10 @@ static bool spool_is_whole(const spool_t *s)
 int on_fatal_exit(void)
 {
     capture_t *c = &the_capture;
+    /* (on any thread: before the welcome only the main one runs; after it,
+     * the spool is only looked at) */
+    char *tmp = save_tmp_path;
+    if (tmp) unlink(tmp);
     if (!c->session.welcomed) {
         spool_remove(&c->spool);
         fprintf(stderr, "tracy-capture: note: nothing was captured\n");

@@ -28,6 +28,7 @@ typedef struct {
     int64_t space;            /* query space left (may go negative on junk answers) */
     uint64_t issued[16];      /* queries issued per type */
     uint64_t sent;            /* packets written to the sink */
+    uint64_t answered;        /* answers received (each gave space back) */
     query_sink_fn sink;
     void *sink_ctx;
 } queryq_t;
@@ -36,7 +37,11 @@ void queryq_init(queryq_t *q, int64_t space, query_sink_fn sink, void *ctx);
 void queryq_free(queryq_t *q);
 void queryq_push(queryq_t *q, uint8_t type, uint64_t ptr, uint32_t extra);
 /* One unit of query space comes back (an answer arrived). */
-static inline void query_credit(queryq_t *q) { q->space++; }
+static inline void query_credit(queryq_t *q)
+{
+    q->space++;
+    q->answered++;
+}
 /* Send what the space allows: priority queue first, then the normal one. */
 void queryq_flush(queryq_t *q);
 /* Number of queries still waiting to be sent. */

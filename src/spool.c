@@ -53,8 +53,10 @@ int spool_open(spool_t *s, const char *path, bool force)
     struct stat st;
     int err = fstat(fd, &st) != 0 ? errno : created ? 0 : take_existing(fd, &st, force);
     /* the lock says the spool is in use (failing where locks are not
-     * supported, which leaves only that protection out) */
-    if (!err && created) (void)flock(fd, LOCK_EX | LOCK_NB);
+     * supported, which leaves only that protection out); a capture that
+     * took the new file as an empty one left behind in the moment before
+     * has it */
+    if (!err && created && flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) err = EBUSY;
     if (err) {
         close(fd);
         return err;
