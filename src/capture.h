@@ -59,6 +59,7 @@ typedef struct capture {
     uv_timer_t retry_timer, connect_timer, stop_timer, tick_timer;
     uv_signal_t signals[3];
     bool tcp_open, connected, finishing, handshake_notice, spool_warned;
+    bool shortage_warned;         /* a connection attempt was short of the machine's resources */
     bool read_failed;             /* the connection failed (not a clean EOF) */
     unsigned connect_attempts;
     unsigned silent_drops;        /* connections accepted, then closed with no byte */

@@ -195,10 +195,12 @@ static int shortage_errno(int uverr)
 /* Whether n descriptors are free (nothing else opens any meanwhile, so
  * they stay free for what follows). Returns 0, or the errno of the
  * shortage. */
+#define FREE_CHECK_MAX 8
+
 static int check_free_descriptors(int n)
 {
-    int fds[4], got = 0, err = 0;
-    while (got < n && got < 4 && !err) {
+    int fds[FREE_CHECK_MAX], got = 0, err = 0;
+    while (got < n && got < FREE_CHECK_MAX && !err) {
         fds[got] = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (fds[got] < 0) err = errno;
         else got++;
@@ -479,14 +481,30 @@ static void close_for_retry(capture_t *c)
     uv_close((uv_handle_t *)&c->tcp, on_closed_for_retry);
 }
 
+/* A connection attempt short of something: our own descriptors (EMFILE)
+ * will not come back while we wait, so the capture cannot run; the
+ * machine's (ENFILE, kernel memory) may, so the attempt is tried again,
+ * said once. Returns whether the capture ended. */
+static bool connect_short_of(capture_t *c, const char *what, int uverr)
+{
+    const int err = shortage_errno(uverr);
+    if (err == EMFILE) {
+        cannot_run(c, what, err);
+        return true;
+    }
+    if (!c->shortage_warned) {
+        c->shortage_warned = true;
+        progress_clear(c);
+        diag_warn("%s: %s; trying again", what, strerror(err));
+    }
+    return false;
+}
+
 static void on_connected(uv_connect_t *req, int status)
 {
     capture_t *c = req->data;
     if (c->finishing) return;
-    if (shortage_errno(status)) {
-        cannot_run(c, "cannot connect", shortage_errno(status));
-        return;
-    }
+    if (shortage_errno(status) && connect_short_of(c, "cannot connect", status)) return;
     if (status < 0) {
         snprintf(c->connect_error, sizeof c->connect_error, "%s", uv_strerror(status));
         close_for_retry(c);
@@ -521,10 +539,7 @@ static void try_connect(capture_t *c)
     c->tcp_open = true;
     c->connect_req.data = c;
     int rc = uv_tcp_connect(&c->connect_req, &c->tcp, ai->ai_addr, on_connected);
-    if (shortage_errno(rc)) {
-        cannot_run(c, "cannot create the connection's socket", shortage_errno(rc));
-        return;
-    }
+    if (shortage_errno(rc) && connect_short_of(c, "cannot create the connection's socket", rc)) return;
     if (rc < 0) {
         snprintf(c->connect_error, sizeof c->connect_error, "%s", uv_strerror(rc));
         close_for_retry(c);
@@ -770,8 +785,9 @@ static void drain_decoder(capture_t *c)
 /* The descriptors libuv's first loop takes before any it could fail
  * without harm: the loop's epoll descriptor, then the pipe libuv makes
  * once per process for its signal handling, whose failure aborts the
- * process (libuv 1.44: uv__signal_global_init). */
-#define LOOP_FIRST_DESCRIPTORS 3
+ * process (libuv 1.44: uv__signal_global_init, 3 in all); later releases
+ * may open io_uring's first, hence the margin. */
+#define LOOP_FIRST_DESCRIPTORS 6
 
 /* The loop, and every handle of it the capture uses; false (the reason
  * in c->start_error, c->outcome OUT_CANNOT_RUN) if any cannot be had. */
