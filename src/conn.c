@@ -47,7 +47,6 @@ static void warn_spool_failure(capture_t *c)
 
 static void finish(capture_t *c, outcome_t outcome);
 static void on_stop_timer(uv_timer_t *t);
-static void warn_spool_failure(capture_t *c);
 static void try_connect(capture_t *c);
 static void on_retry(uv_timer_t *t);
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);

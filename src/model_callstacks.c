@@ -186,7 +186,7 @@ void model_callstack_payload(model_t *m, const uint8_t *p, size_t n)
         m->pending_callstack = (uint32_t)known;
         return;
     }
-    VEC_RESERVE(m->cs_scratch, count ? count : 1);
+    VEC_RESERVE(m->cs_scratch, count);
     uint64_t *ids = m->cs_scratch.v;
     for (size_t i = 0; i < count; i++) ids[i] = pack_pointer(ld64(p + 8 * i));
     bool fresh;

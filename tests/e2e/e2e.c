@@ -73,6 +73,9 @@ static proc_t spawn_with(char *const argv[], const limits_t *lim, bool stdout_to
         dup2(null, STDIN_FILENO);
         dup2(stdout_too ? p[1] : null, STDOUT_FILENO);
         dup2(p[1], STDERR_FILENO);
+        close(p[0]);
+        if (p[1] > STDERR_FILENO) close(p[1]);
+        if (null > STDERR_FILENO) close(null);
         apply_limits(lim);
         execv(argv[0], argv);
         _exit(127);
