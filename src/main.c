@@ -275,21 +275,22 @@ static bool spool_is_whole(const spool_t *s)
 /* An exit for want of memory (util.c): before the session began, nothing
  * was captured and nothing is left behind (exit 1, as for other shortages
  * at the start); during it, the spool stays, and the message says so. */
-int on_fatal_exit(void)
+int on_fatal_exit(const char *message)
 {
     capture_t *c = &the_capture;
+    diag_error("%s", message);
     /* (on any thread: before the welcome only the main one runs; after it,
      * the spool is only looked at) */
     char *tmp = save_tmp_path;
     if (tmp) unlink(tmp);
     if (!c->session.welcomed) {
         spool_remove(&c->spool);
-        fprintf(stderr, "tracy-capture: note: nothing was captured\n");
+        diag_note("nothing was captured");
         return EXIT_CANNOT_RUN;
     }
     if (spool_is_whole(&c->spool))
-        fprintf(stderr, "tracy-capture: note: the trace is not saved; rebuild it from the spool %s where more "
-                "memory is free: 'tracy-capture --recover %s -o FILE'\n", c->spool.path, c->spool.path);
+        diag_note("the trace is not saved; rebuild it from the spool %s where more memory is free: "
+                  "'tracy-capture --recover %s -o FILE'", c->spool.path, c->spool.path);
     return EXIT_SAVE_FAILED;
 }
 

@@ -14,7 +14,7 @@
 static struct {
     bool out_color, err_color;
     bool line_shown;            /* a progress line waits to be erased */
-    bool line_open;             /* "Connecting to ..." waits for its end */
+    bool line_open;             /* "Connecting to ..." or "Saving trace..." waits for its end */
 } console;
 
 #define C_RESET "\033[0m"
@@ -241,12 +241,14 @@ void summary_saving(capture_t *c)
     (void)c;
     printf("Saving trace...");
     fflush(stdout);
+    console.line_open = true;   /* a diagnostic meanwhile goes below it */
 }
 
 void summary_saved(capture_t *c, uint64_t file_bytes, uint64_t payload_bytes, double seconds)
 {
     (void)c;
     char size[32], t[32];
+    console.line_open = false;
     printf("%s done!%s\n", console.out_color ? C_GREEN C_BOLD : "", console.out_color ? C_RESET : "");
     printf("Trace size %s (%.2f%% ratio), saved in %s\n", fmt_size(size, sizeof size, file_bytes),
            payload_bytes ? 100.0 * (double)file_bytes / (double)payload_bytes : 0.0,
@@ -285,6 +287,7 @@ void summary_features(capture_t *c)
 void summary_save_failed(capture_t *c)
 {
     (void)c;
+    console.line_open = false;
     printf("%s failed!%s\n", console.out_color ? C_RED C_BOLD : "", console.out_color ? C_RESET : "");
     fflush(stdout);
 }

@@ -121,6 +121,8 @@ int tfile_workers_for(int streams)
     return streams < cpus ? streams : (int)cpus;
 }
 
+#define WORKER_STACK (1u << 20)
+
 int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers)
 {
     memset(t, 0, sizeof *t);
@@ -152,11 +154,17 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers)
         t->zc[i] = c;
         t->snext[i] = (uint64_t)i;
     }
+    /* A compressor needs little stack, and the save comes when memory is
+     * tightest: not the default (ulimit -s, often 8 MB of address space
+     * each under ulimit -v). */
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, WORKER_STACK);
     for (int i = 0; i < t->workers; i++) {
         tfile_worker_t *w = &t->w[i];
         w->t = t;
         w->cur = -1;
-        w->started = pthread_create(&w->thread, NULL, worker_main, w) == 0;
+        w->started = pthread_create(&w->thread, &attr, worker_main, w) == 0;
         if (!w->started) {
             /* (ulimit -v) the ones started do the work; with none, this
              * thread does, as with streams 0 */
@@ -165,6 +173,7 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers)
             break;
         }
     }
+    pthread_attr_destroy(&attr);
     t->stage = xmalloc(TFILE_CHUNK);
     t->out = xmalloc(TFILE_OUT_BATCH + 4 + t->outcap);
     const uint8_t header[6] = { 't', 'r', 0xFD, 'P', 1, (uint8_t)t->streams };

@@ -33,18 +33,23 @@ const char *strerror_limit(int err, char *buf, size_t n)
     return buf;
 }
 
-/* Programs without a capture (tests, fuzz targets) have nothing to add. */
-__attribute__((weak)) int on_fatal_exit(void) { return 7; }
+/* Programs without a capture (tests, fuzz targets) only say it. */
+__attribute__((weak)) int on_fatal_exit(const char *message)
+{
+    fprintf(stderr, "tracy-capture: error: %s\n", message);
+    return 7;
+}
 
 void out_of_memory(size_t n)
 {
+    char message[160];
     rlim_t v;
     if (finite_limit(RLIMIT_AS, &v))
-        fprintf(stderr, "tracy-capture: error: out of memory (allocating %zu bytes; the address-space limit, "
-                "ulimit -v, is %llu kB)\n", n, (unsigned long long)(v >> 10));
+        snprintf(message, sizeof message, "out of memory (allocating %zu bytes; the address-space limit, ulimit -v, "
+                 "is %llu kB)", n, (unsigned long long)(v >> 10));
     else
-        fprintf(stderr, "tracy-capture: error: out of memory (allocating %zu bytes)\n", n);
-    exit(on_fatal_exit());
+        snprintf(message, sizeof message, "out of memory (allocating %zu bytes)", n);
+    exit(on_fatal_exit(message));
 }
 
 void *xmalloc(size_t n)

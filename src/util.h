@@ -15,10 +15,10 @@ void *xmalloc(size_t n);
 /* Report that an allocation of n bytes failed, and exit with the status
  * on_fatal_exit gives. */
 void out_of_memory(size_t n) __attribute__((noreturn));
-/* What such an exit adds and its status, from the program that has a
- * capture (main.c: where the input received is kept); elsewhere nothing,
- * and 7. */
-int on_fatal_exit(void);
+/* Say `message` (an error), and what such an exit adds; returns its
+ * status. The program that has a capture says where the input received is
+ * kept (main.c); elsewhere it is the message alone, and 7. */
+int on_fatal_exit(const char *message);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
