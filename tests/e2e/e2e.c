@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
@@ -2021,8 +2022,13 @@ static int capture_under_memory_limit(const tmp_t *t, int mb, bool *one_stream)
     client_t c = client_start("--scenario", "memory", "--threads", "2", "--zones", "3000", "--manifest", t->manifest,
                               NULL);
     const limits_t lim = { .n = 1, .v = { { RLIMIT_AS, (rlim_t)mb << 20 } } };
-    /* a name, not a number: the lookup's thread must start too */
-    run_t r = capture_limited(&lim, "-o", t->out, "-a", "localhost", "-p", c.port, "--connect-timeout", "10", NULL);
+    /* a name, not a number, where one resolves: the lookup's thread must
+     * start too */
+    struct addrinfo *ai = NULL;
+    const bool named = getaddrinfo("localhost", c.port, NULL, &ai) == 0;
+    if (ai) freeaddrinfo(ai);
+    run_t r = capture_limited(&lim, "-o", t->out, "-a", named ? "localhost" : "127.0.0.1", "-p", c.port,
+                              "--connect-timeout", "10", NULL);
     client_finish(&c);      /* it ends when the capture does, and writes its manifest */
     const int rc = r.rc;
     if (rc == 0) {
