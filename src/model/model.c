@@ -163,13 +163,6 @@ void model_free(model_t *m)
 
 #define TIME_RANGE_TEXT "outside the +-2^47 ns (about 39 hours) a trace holds"
 
-static char *fixed_string(const uint8_t *p, size_t max)
-{
-    size_t n = 0;
-    while (n < max && p[n]) n++;
-    return xmemdup(p, n);
-}
-
 /* No clock a Tracy client reads ticks slower than this (ns per tick: a
  * millisecond; TSCs tick below 1 ns, QueryPerformanceCounter at 100 ns). */
 #define TIMER_MUL_MAX 1e6
@@ -202,30 +195,28 @@ static int64_t welcome_resolution(model_t *m, uint64_t ticks)
     return kept;
 }
 
-void model_welcome(model_t *m, const uint8_t *w)
+void model_welcome(model_t *m, const welcome_t *w)
 {
-    m->timer_mul = welcome_timer_mul(m, ldf64(w + 0));
-    m->base_time = ldi64(w + 8);
-    int64_t init_end = ldi64(w + 16);
-    m->resolution = welcome_resolution(m, ld64(w + 24));
-    m->capture_time = ld64(w + 32);
-    m->exec_time = ld64(w + 40);
-    m->pid = ld64(w + 48);
-    m->sampling_period = ldi64(w + 56);
-    uint8_t flags = w[64];
-    m->cpu_arch = w[65];
-    memcpy(m->cpu_manufacturer, w + 66, 12);
-    m->cpu_id = ld32(w + 78);
-    m->capture_program = fixed_string(w + 82, 64);
-    m->host_info = fixed_string(w + 146, 1024);
+    m->timer_mul = welcome_timer_mul(m, w->timer_mul);
+    m->base_time = w->init_begin;
+    m->resolution = welcome_resolution(m, w->resolution);
+    m->capture_time = w->capture_time;
+    m->exec_time = w->exec_time;
+    m->pid = w->pid;
+    m->sampling_period = w->sampling_period;
+    m->cpu_arch = w->cpu_arch;
+    memcpy(m->cpu_manufacturer, w->cpu_manufacturer, sizeof m->cpu_manufacturer);
+    m->cpu_id = w->cpu_id;
+    m->capture_program = xstrdup(w->program);
+    m->host_info = xstrdup(w->host_info);
 
-    m->on_demand = flags & WF_ON_DEMAND;
-    m->ignore_mem_free_faults = (flags & WF_ON_DEMAND) || (flags & WF_IGNORE_MEM_FAULTS);
-    m->ignore_mem_alloc_faults = flags & WF_IGNORE_MEM_FAULTS;
-    m->ignore_frame_end_faults = flags & WF_ON_DEMAND;
-    m->code_transfer = flags & WF_CODE_TRANSFER;
-    m->combine_samples = flags & WF_COMBINE_SAMPLES;
-    m->identify_samples = flags & WF_IDENTIFY_SAMPLES;
+    m->on_demand = w->on_demand;
+    m->ignore_mem_free_faults = w->on_demand || w->ignore_mem_faults;
+    m->ignore_mem_alloc_faults = w->ignore_mem_faults;
+    m->ignore_frame_end_faults = w->on_demand;
+    m->code_transfer = w->code_transfer;
+    m->combine_samples = w->combine_samples;
+    m->identify_samples = w->identify_samples;
 
     /* "<program> @ <local time of epoch>", as upstream names a capture. */
     char date[64] = "";
@@ -238,17 +229,17 @@ void model_welcome(model_t *m, const uint8_t *w)
 
     /* The base frame set "Frame" exists from the start, with frames at 0
      * and at the end of the client's initialisation. */
-    const int64_t end = model_time(m, init_end);
+    const int64_t end = model_time(m, w->init_end);
     model_base_frames(m, 0, end);
     m->last_time = end;
 }
 
-void model_on_demand(model_t *m, const uint8_t *p)
+void model_on_demand(model_t *m, const on_demand_t *od)
 {
-    m->frame_offset = ld64(p);
+    m->frame_offset = od->frame_offset;
     /* A third base frame at the connection time; it does not move the last
      * time (upstream appends it directly). */
-    model_base_frames(m, model_time(m, ldi64(p + 8)), INT64_MIN);
+    model_base_frames(m, model_time(m, od->connection_time), INT64_MIN);
 }
 
 /* ---- failures ------------------------------------------------------------- */

@@ -544,8 +544,28 @@ void model_seal_logs(model_t *m);
 void model_finish(model_t *m);
 
 /* Set from the welcome message. */
-void model_welcome(model_t *m, const uint8_t *welcome);
-void model_on_demand(model_t *m, const uint8_t *payload);
+/* What the client says of itself when the session begins (read off the
+ * wire by wire/welcome.c). */
+typedef struct {
+    double timer_mul;             /* ns per client tick, as sent */
+    int64_t init_begin, init_end; /* ticks: the time origin, the end of the client's start-up */
+    uint64_t resolution;          /* ticks */
+    uint64_t capture_time, exec_time, pid;
+    int64_t sampling_period;
+    bool on_demand, ignore_mem_faults, code_transfer, combine_samples, identify_samples;
+    uint8_t cpu_arch;
+    char cpu_manufacturer[12];    /* not NUL-terminated */
+    uint32_t cpu_id;
+    char program[65], host_info[1025];   /* NUL-terminated */
+} welcome_t;
+
+typedef struct {
+    uint64_t frame_offset;        /* frames the client counted before this connection */
+    int64_t connection_time;      /* ticks */
+} on_demand_t;
+
+void model_welcome(model_t *m, const welcome_t *welcome);
+void model_on_demand(model_t *m, const on_demand_t *payload);
 
 /* Times a trace holds: the file's readers keep most times in 48 bits
  * (tracy-file-0.14.md part 4), so every time entering the model is within

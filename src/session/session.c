@@ -2,6 +2,8 @@
  * (see session.h). */
 #include "session.h"
 
+#include "welcome.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -91,12 +93,18 @@ static size_t feed_handshake(session_t *s, const uint8_t *p, size_t n)
         s->have += take;
         used += take;
         if (s->have < s->need) break;
-        if (s->need == PROTO_WELCOME_SIZE && (s->welcome[64] & WF_ON_DEMAND)) {
+        if (s->need == PROTO_WELCOME_SIZE && welcome_on_demand(s->welcome)) {
             s->need += PROTO_ONDEMAND_SIZE;
             continue;
         }
-        model_welcome(&s->model, s->welcome);
-        if (s->need > PROTO_WELCOME_SIZE) model_on_demand(&s->model, s->welcome + PROTO_WELCOME_SIZE);
+        welcome_t w;
+        welcome_parse(s->welcome, &w);
+        model_welcome(&s->model, &w);
+        if (s->need > PROTO_WELCOME_SIZE) {
+            on_demand_t od;
+            on_demand_parse(s->welcome + PROTO_WELCOME_SIZE, &od);
+            model_on_demand(&s->model, &od);
+        }
         s->welcomed = true;
         s->state = SESSION_STREAMING;
     }

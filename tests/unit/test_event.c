@@ -9,6 +9,7 @@
 #include "event.h"
 #include "proto.h"
 #include "unit.h"
+#include "welcome.h"
 
 typedef struct {
     uint8_t b[4096];
@@ -36,14 +37,8 @@ static void setup(fixture_t *f)
 {
     queryq_init(&f->q, 100, NULL, NULL);
     model_init(&f->m, &f->q);
-    uint8_t w[PROTO_WELCOME_SIZE] = {0};
-    double mul = 1.0;
-    int64_t begin = 1000, end = 2000;
-    memcpy(w, &mul, 8);
-    memcpy(w + 8, &begin, 8);
-    memcpy(w + 16, &end, 8);
-    memcpy(w + 82, "unit", 4);
-    model_welcome(&f->m, w);
+    const welcome_t w = { .timer_mul = 1.0, .init_begin = 1000, .init_end = 2000, .program = "unit" };
+    model_welcome(&f->m, &w);
     event_decoder_init(&f->d, &f->m);
 }
 
@@ -59,6 +54,57 @@ static int decode(fixture_t *f, const ev_buf_t *e, char *err)
     char buf[256];
     return event_decode_frame(&f->d, e->b, e->n, &where, err ? err : buf, 256);
 }
+
+/* The WelcomeMessage's fields at their protocol-82 offsets, its texts cut
+ * at their NUL (or their field's end), its flags as booleans; and the
+ * on-demand payload. */
+START_TEST(welcome_fields_at_their_offsets)
+{
+    uint8_t b[PROTO_WELCOME_SIZE + PROTO_ONDEMAND_SIZE];
+    memset(b, 'x', sizeof b);
+    const double mul = 0.25;
+    const int64_t begin = -5, end = 77, period = 123;
+    const uint64_t res = 9, ctime = 1700000000, etime = 1699999999, pid = 4242, frames = 17;
+    const int64_t conn = 31337;
+    const uint32_t cpu_id = 0xA0650;
+    memcpy(b + 0, &mul, 8);
+    memcpy(b + 8, &begin, 8);
+    memcpy(b + 16, &end, 8);
+    memcpy(b + 24, &res, 8);
+    memcpy(b + 32, &ctime, 8);
+    memcpy(b + 40, &etime, 8);
+    memcpy(b + 48, &pid, 8);
+    memcpy(b + 56, &period, 8);
+    b[64] = WF_ON_DEMAND | WF_CODE_TRANSFER | WF_IDENTIFY_SAMPLES;
+    b[65] = 2;
+    memcpy(b + 66, "GenuineIntel", 12);
+    memcpy(b + 78, &cpu_id, 4);
+    memcpy(b + 82, "prog\0junk", 9);           /* the rest of the host field stays 'x', unterminated */
+    memcpy(b + PROTO_WELCOME_SIZE, &frames, 8);
+    memcpy(b + PROTO_WELCOME_SIZE + 8, &conn, 8);
+    welcome_t w;
+    welcome_parse(b, &w);
+    ck_assert(w.timer_mul == mul);
+    ck_assert_int_eq(w.init_begin, begin);
+    ck_assert_int_eq(w.init_end, end);
+    ck_assert_uint_eq(w.resolution, res);
+    ck_assert_uint_eq(w.capture_time, ctime);
+    ck_assert_uint_eq(w.exec_time, etime);
+    ck_assert_uint_eq(w.pid, pid);
+    ck_assert_int_eq(w.sampling_period, period);
+    ck_assert(w.on_demand && w.code_transfer && w.identify_samples && !w.ignore_mem_faults && !w.combine_samples);
+    ck_assert(welcome_on_demand(b));
+    ck_assert_uint_eq(w.cpu_arch, 2);
+    ck_assert(memcmp(w.cpu_manufacturer, "GenuineIntel", 12) == 0);
+    ck_assert_uint_eq(w.cpu_id, cpu_id);
+    ck_assert_str_eq(w.program, "prog");
+    ck_assert_uint_eq(strlen(w.host_info), 1024);
+    on_demand_t od;
+    on_demand_parse(b + PROTO_WELCOME_SIZE, &od);
+    ck_assert_uint_eq(od.frame_offset, frames);
+    ck_assert_int_eq(od.connection_time, conn);
+}
+END_TEST
 
 START_TEST(compact_time_forms)
 {
@@ -340,6 +386,7 @@ Suite *event_suite(void)
 {
     Suite *s = suite_create("event decoder");
     TCase *tc = tcase_create("events");
+    tcase_add_test(tc, welcome_fields_at_their_offsets);
     tcase_add_test(tc, compact_time_forms);
     tcase_add_test(tc, thread_context_resets_the_thread_reference);
     tcase_add_test(tc, string_forms_and_trailers);

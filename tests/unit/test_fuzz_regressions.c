@@ -26,11 +26,8 @@ static void setup(fixture_t *f, double timer_mul, int64_t base)
 {
     queryq_init(&f->q, 1000, NULL, NULL);
     model_init(&f->m, &f->q);
-    uint8_t w[PROTO_WELCOME_SIZE] = {0};
-    memcpy(w, &timer_mul, 8);
-    memcpy(w + 8, &base, 8);
-    memcpy(w + 16, &base, 8);
-    model_welcome(&f->m, w);
+    const welcome_t w = { .timer_mul = timer_mul, .init_begin = base, .init_end = base };
+    model_welcome(&f->m, &w);
 }
 
 static void teardown(fixture_t *f)

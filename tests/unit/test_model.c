@@ -21,10 +21,8 @@ static void setup(fixture_t *f)
 {
     queryq_init(&f->q, 1000, NULL, NULL);
     model_init(&f->m, &f->q);
-    uint8_t w[PROTO_WELCOME_SIZE] = {0};
-    double mul = 1.0;
-    memcpy(w, &mul, 8);
-    model_welcome(&f->m, w);
+    const welcome_t w = { .timer_mul = 1.0 };
+    model_welcome(&f->m, &w);
 }
 
 static void teardown(fixture_t *f)
