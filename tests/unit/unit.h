@@ -12,5 +12,6 @@ Suite *model_suite(void);
 Suite *fuzz_regressions_suite(void);
 Suite *netdec_suite(void);
 Suite *util_suite(void);
+Suite *lookup_suite(void);
 
 #endif
