@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "proto.h"
 
 void model_init(model_t *m, queryq_t *queries)
 {
@@ -252,7 +251,7 @@ void model_failure(model_t *m, const char *fmt, ...)
             at = snprintf(m->first_failure, sizeof m->first_failure,
                           "frame %llu at stream offset %llu, %s event at byte %zu of the decompressed frame: ",
                           (unsigned long long)m->at_frame_no, (unsigned long long)m->at_stream_offset,
-                          proto_event_name(*m->ev_at), (size_t)(m->ev_at - m->frame_base));
+                          m->event_name ? m->event_name(*m->ev_at) : "an", (size_t)(m->ev_at - m->frame_base));
         if (at < 0 || (size_t)at >= sizeof m->first_failure) at = 0;
         va_list ap;
         va_start(ap, fmt);

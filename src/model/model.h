@@ -511,6 +511,7 @@ typedef struct model {
      * NULL outside a frame) */
     const uint8_t *frame_base, *ev_at;
     uint64_t at_frame_no, at_stream_offset;
+    const char *(*event_name)(unsigned type);  /* the wire's name of an event type (event.c sets it) */
 } model_t;
 
 void model_init(model_t *m, queryq_t *queries);

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 
 #include "disasm.h"
-#include "proto.h"
 
 /* Files whose frame is dropped when it is the innermost of several inline
  * frames: compiler intrinsics headers (as upstream does). */

@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 
-#include "proto.h"
 
 /* ---- name discovery (upstream's StringDiscovery) --------------------------- */
 

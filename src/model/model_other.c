@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "proto.h"
 
 /* ---- locks ------------------------------------------------------------------- */
 

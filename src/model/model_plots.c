@@ -4,7 +4,6 @@
 
 #include <math.h>
 
-#include "proto.h"
 
 enum { PLOT_USER = 0, PLOT_MEMORY = 1, PLOT_SYSTIME = 2, PLOT_POWER = 3 };
 enum { FMT_NUMBER = 0, FMT_MEMORY = 1, FMT_PERCENTAGE = 2, FMT_WATT = 3 };

@@ -13,6 +13,7 @@ void event_decoder_init(event_decoder_t *d, model_t *m)
 {
     *d = (event_decoder_t){ .model = m };
     event_fixed_sizes(d->fixed);
+    m->event_name = proto_event_name;   /* the model's failure messages name events by it */
 }
 
 void event_fixed_sizes(uint8_t out[256])

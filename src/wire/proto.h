@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "query.h"
+
 #define PROTO_VERSION 82u
 #define PROTO_SHIBBOLETH "TracyPrf"
 #define PROTO_SHIBBOLETH_SIZE 8
@@ -42,26 +44,6 @@ enum welcome_flag {
     WF_IDENTIFY_SAMPLES = 0x10,
 };
 
-enum server_query {
-    SQ_TERMINATE = 0,
-    SQ_STRING = 1,
-    SQ_THREAD_STRING = 2,
-    SQ_SOURCE_LOCATION = 3,
-    SQ_PLOT_NAME = 4,
-    SQ_FRAME_NAME = 5,
-    SQ_PARAMETER = 6,
-    SQ_FIBER_NAME = 7,
-    SQ_EXTERNAL_NAME = 8,
-    SQ_DISCONNECT = 9,
-    SQ_CALLSTACK_FRAME = 10,
-    SQ_SYMBOL = 11,
-    SQ_SYMBOL_CODE = 12,
-    SQ_SOURCE_CODE = 13,
-    SQ_DATA_TRANSFER = 14,
-    SQ_DATA_TRANSFER_PART = 15,
-};
-/* Queries below this value travel in the priority queue. */
-#define SQ_PRIO_LIMIT 9
 
 /* QueueType: every event type of protocol 82. */
 enum ev_type {

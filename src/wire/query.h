@@ -12,6 +12,29 @@
 
 #include "util.h"
 
+/* The kinds of query the server sends, numbered as protocol 82 sends them
+ * (protocol-82.md section 4.2). */
+enum server_query {
+    SQ_TERMINATE = 0,
+    SQ_STRING = 1,
+    SQ_THREAD_STRING = 2,
+    SQ_SOURCE_LOCATION = 3,
+    SQ_PLOT_NAME = 4,
+    SQ_FRAME_NAME = 5,
+    SQ_PARAMETER = 6,
+    SQ_FIBER_NAME = 7,
+    SQ_EXTERNAL_NAME = 8,
+    SQ_DISCONNECT = 9,
+    SQ_CALLSTACK_FRAME = 10,
+    SQ_SYMBOL = 11,
+    SQ_SYMBOL_CODE = 12,
+    SQ_SOURCE_CODE = 13,
+    SQ_DATA_TRANSFER = 14,
+    SQ_DATA_TRANSFER_PART = 15,
+};
+/* Queries below this value travel in the priority queue. */
+#define SQ_PRIO_LIMIT 9
+
 typedef struct {
     uint8_t type;
     uint32_t extra;
