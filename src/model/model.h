@@ -665,10 +665,8 @@ void model_source_location(model_t *m, uint64_t name, uint64_t function, uint64_
                            uint32_t line, uint8_t r, uint8_t g, uint8_t b);
 void model_source_location_payload(model_t *m, const uint8_t *p, size_t n);
 
-/* zones */
-/* A run of plain zone begin/end events of the current thread (the fast
- * path); returns the bytes it consumed, possibly 0. */
-size_t model_zone_run(model_t *m, const uint8_t *p, size_t n, int64_t *ref_thread);
+/* zones (runs of plain zone events take the inline fast path of
+ * model_zonelog.h from wire/zonerun.c) */
 void model_zone_begin(model_t *m, int64_t time, uint64_t srcloc, bool callstack);
 void model_zone_begin_alloc(model_t *m, int64_t time, bool callstack);
 void model_zone_end(model_t *m, int64_t time);

@@ -3,14 +3,12 @@
  * fast path for runs of plain zone events. */
 #include "model.h"
 
-#include "event.h"
-#include "proto.h"
+#include "model_zonelog.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#define ZLOG_MAX_RECORD 40
 #define ZLOG_FIRST_CHUNK 4096
 
 /* Record the tail chunk's fill (readers go by `used`). */
@@ -19,8 +17,7 @@ static inline void zlog_seal(thread_t *t)
     if (t->log_tail) t->log_tail->used = (uint32_t)(t->log_w - t->log_tail->data);
 }
 
-/* A new chunk at the tail of the thread's log. */
-static void zlog_grow(thread_t *t)
+void model_zlog_grow(thread_t *t)
 {
     zlog_seal(t);
     zchunk_t *c = t->log_tail;
@@ -39,78 +36,14 @@ static void zlog_grow(thread_t *t)
     t->log_lim = n->data + cap - ZLOG_MAX_RECORD;
 }
 
-/* Room for one record at the tail of the thread's log. */
-static inline uint8_t *zlog_reserve(thread_t *t)
-{
-    if (__builtin_expect(t->log_w >= t->log_lim, 0)) zlog_grow(t);
-    return t->log_w;
-}
-
-static inline void zlog_commit(thread_t *t, uint8_t *end)
-{
-    t->log_w = end;
-}
-
-/* A varint, with the common one- and two-byte cases first. */
-static inline uint8_t *put_varint(uint8_t *q, uint64_t v)
-{
-    if (v < 0x80) {
-        *q = (uint8_t)v;
-        return q + 1;
-    }
-    if (v < 0x4000) {
-        q[0] = (uint8_t)(v | 0x80);
-        q[1] = (uint8_t)(v >> 7);
-        return q + 2;
-    }
-    return q + varint_put(q, v);
-}
-
 void model_seal_logs(model_t *m)
 {
     for (size_t i = 0; i < m->nthreads; i++) zlog_seal(m->threads[i]);
 }
 
-/* Append a begin record; returns its tag byte (for the info bit). Times in
- * the log are client ticks; the writer converts them. */
-static inline uint8_t *zlog_begin(thread_t *t, int16_t srcloc, int64_t start)
-{
-    uint8_t *tag = zlog_reserve(t), *q = tag + 1;
-    const uint64_t zs = zigzag(srcloc);
-    if (zs < ZL_SRCLOC_ESCAPE) {
-        *tag = (uint8_t)(ZL_BEGIN | zs);
-    } else {
-        *tag = ZL_BEGIN | ZL_SRCLOC_ESCAPE;
-        q = put_varint(q, zs);
-    }
-    q = put_varint(q, zigzag(sub_wrap(start, t->log_ref)));
-    t->log_ref = start;
-    zlog_commit(t, q);
-    return tag;
-}
-
-/* Append an end record, and fill the zone's info slot if it has one. */
-static inline void zlog_end(thread_t *t, int64_t end, const open_zone_t *z)
-{
-    uint8_t *tag = zlog_reserve(t), *q = tag + 1;
-    const uint64_t zd = zigzag(sub_wrap(end, t->log_ref));
-    uint8_t b = (uint8_t)(zd & 0x1F);
-    if (zd >> 5) {
-        b |= ZL_MORE;
-        q = put_varint(q, zd >> 5);
-    }
-    *tag = b;
-    t->log_ref = end;
-    zlog_commit(t, q);
-    if (z->slot) {
-        memcpy(z->slot, &z->nchild, 4);
-        memcpy(z->slot + 4, &z->extra, 4);
-    }
-}
-
-/* Give the innermost open zone its info slot. Nothing has been logged
- * since its begin record (see zlog.h), so the slot lands right after it. */
-static void zlog_add_slot(thread_t *t, open_zone_t *z)
+/* Nothing has been logged since the zone's begin record (see zlog.h), so
+ * the slot lands right after it. */
+void model_zlog_add_slot(thread_t *t, open_zone_t *z)
 {
     uint8_t *slot = zlog_reserve(t);
     memset(slot, 0, ZL_SLOT);
@@ -121,38 +54,13 @@ static void zlog_add_slot(thread_t *t, open_zone_t *z)
 
 /* ---- begin and end -------------------------------------------------------------- */
 
-/* NewZone: append the zone to the current thread's timeline. */
-static inline __attribute__((always_inline)) void new_zone(model_t *m, thread_t *t, int64_t start, int16_t srcloc)
-{
-    m->zone_count++;
-    t->zone_count++;
-    if (t->stack.n == 0) t->top_zones++;
-    if (t->stack.n) {
-        open_zone_t *parent = &t->stack.v[t->stack.n - 1];
-        if (parent->nchild++ == 0) {
-            m->zone_parents++;
-            if (!parent->slot) zlog_add_slot(t, parent);
-        }
-    }
-    VEC_RESERVE(t->stack, t->stack.n + 1);
-    open_zone_t *z = &t->stack.v[t->stack.n++];
-    z->start = start;
-    z->srcloc = srcloc;
-    z->zone_id = t->next_zone_id;
-    z->extra = z->nchild = 0;
-    z->text_building = false;
-    z->slot = NULL;
-    z->tag = zlog_begin(t, srcloc, start);
-    t->next_zone_id = 0;
-}
-
 /* The zone-extra entry of an open zone, allocated on first need. */
 static zone_extra_t *request_extra(model_t *m, thread_t *t, open_zone_t *z)
 {
     if (!z->extra) {
         zone_extra_t e = {0};
         z->extra = (uint32_t)m->zone_extras.n;
-        if (!z->slot) zlog_add_slot(t, z);
+        if (!z->slot) model_zlog_add_slot(t, z);
         VEC_PUSH(m->zone_extras, e);
     }
     return &m->zone_extras.v[z->extra];
@@ -167,12 +75,6 @@ static void attach_callstack(model_t *m)
     t->next_callstack = 0;
 }
 
-/* True if the innermost open zone of t was dropped (see drop_zone). */
-static inline bool dropped_on_top(const thread_t *t)
-{
-    return t->dropped.n && t->dropped.v[t->dropped.n - 1] == t->stack.n;
-}
-
 /* A zone the file cannot hold (its source location does not fit, or it
  * nests too deep): not kept, but its place in the nesting is, so its end
  * (and its annotations) find it and its children go to its parent (where
@@ -183,16 +85,6 @@ static void drop_zone(model_t *m, bool callstack)
     VEC_PUSH(t->dropped, (uint32_t)t->stack.n);
     t->next_zone_id = 0;
     if (callstack) t->next_callstack = 0;
-}
-
-/* The end time to keep for zone z: a zone ending before it starts ends at
- * the last time logged on its thread (its start or its last child's). */
-static inline int64_t zone_end_time(model_t *m, const thread_t *t, const open_zone_t *z, int64_t ticks)
-{
-    if (ticks >= z->start) return ticks;
-    model_failure(m, "zone on thread %" PRIu64 " ends %" PRIu64 " ticks before it starts (kept, ending at its last event)",
-                  t->id, (uint64_t)z->start - (uint64_t)ticks);
-    return t->log_ref > z->start ? t->log_ref : z->start;
 }
 
 /* Whether a zone beginning on t now would nest deeper than the file's
@@ -374,80 +266,4 @@ void model_zone_value(model_t *m, uint64_t value)
     char tmp[64];
     int n = snprintf(tmp, sizeof tmp, "%" PRIu64 " [0x%" PRIx64 "]", value, value);
     append_text(m, t, tmp, (size_t)n);
-}
-
-/* ---- the fast path ------------------------------------------------------------------ */
-
-/* Decode and keep a run of plain ZoneBegin/ZoneEnd events (all compact
- * forms) of the current thread, the bulk of a zone-heavy stream, with the
- * thread, its stack and its log at hand. Anything unusual (a location not
- * in the cache, an end without an open zone, a C API zone id, another event
- * type, a cut event, a time outside the range, a zone too deep) leaves the
- * run to the general handlers. Returns the
- * bytes consumed; *ref is the thread time reference. */
-size_t model_zone_run(model_t *m, const uint8_t *p, size_t n, int64_t *ref)
-{
-    const uint8_t *const start = p, *const end = p + n;
-    /* A thread not yet noticed goes the general way, which notices it in
-     * upstream's order (after the source location query). */
-    if (!m->cur_thread) return 0;
-    thread_t *t = model_current_thread(m);
-    int64_t r = *ref, rmax = INT64_MIN;
-    while (p < end) {
-        int64_t delta;
-        uint64_t srcloc = 0;
-        size_t size;
-        bool begin;
-        /* the two most common forms first */
-        if (*p == EV_ZONE_END16 && end - p >= 3) {
-            size = 3;
-            begin = false;
-            delta = ld16(p + 1);
-        } else if (*p == EV_ZONE_BEGIN16 && end - p >= 11) {
-            size = 11;
-            begin = true;
-            delta = ld16(p + 1);
-            srcloc = ld64(p + 3);
-        } else {
-            switch (*p) {
-            case EV_ZONE_BEGIN32: size = 13; begin = true; break;
-            case EV_ZONE_BEGIN: size = 17; begin = true; break;
-            case EV_ZONE_END32: size = 5; begin = false; break;
-            case EV_ZONE_END: size = 9; begin = false; break;
-            default: goto out;
-            }
-            if ((size_t)(end - p) < size) goto out;
-            switch (size) {
-            case 13: delta = (int64_t)ld32(p + 1) + PROTO_OFFSET_16BIT; srcloc = ld64(p + 5); break;
-            case 17: delta = event_delta64(ldi64(p + 1)); srcloc = ld64(p + 9); break;
-            case 5: delta = (int64_t)ld32(p + 1) + PROTO_OFFSET_16BIT; break;
-            default: delta = event_delta64(ldi64(p + 1)); break;
-            }
-        }
-        const int64_t ticks = (int64_t)((uint64_t)r + (uint64_t)delta);
-        if (!model_ticks_fit(m, ticks)) break;
-        if (begin) {
-            const unsigned slot = (unsigned)((srcloc >> 3) ^ (srcloc >> 11)) & (SRCLOC_CACHE - 1);
-            if (srcloc != m->srcloc_cache_ptr[slot] || m->srcloc_cache_id[slot] == 0 || t->stack.n >= ZONE_DEPTH_MAX)
-                break;
-            new_zone(m, t, ticks, m->srcloc_cache_id[slot]);
-        } else {
-            if (t->stack.n == 0 || t->stack.v[t->stack.n - 1].zone_id != t->next_zone_id || dropped_on_top(t))
-                break;
-            open_zone_t *z = &t->stack.v[--t->stack.n];
-            if (__builtin_expect(z->text_building, 0)) model_zone_text_close(m, z);
-            t->next_zone_id = 0;
-            if (ticks < z->start) m->ev_at = p;
-            zlog_end(t, zone_end_time(m, t, z, ticks), z);
-            m->zone_counts[(uint16_t)z->srcloc]++;
-        }
-        if (ticks > rmax) rmax = ticks;
-        r = ticks;
-        p += size;
-    }
-out:
-    /* times convert monotonically: the run's latest is its largest */
-    if (rmax != INT64_MIN) model_raise_time(m, model_time(m, rmax));
-    *ref = r;
-    return (size_t)(p - start);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "proto.h"
+#include "zonerun.h"
 
 void event_decoder_init(event_decoder_t *d, model_t *m)
 {
@@ -341,7 +342,7 @@ int event_decode_frame(event_decoder_t *d, const uint8_t *p, size_t n, size_t *w
         const uint8_t type = p[off];
         d->model->ev_at = p + off;
         if ((type >= EV_ZONE_BEGIN && type <= EV_ZONE_BEGIN16) || (type >= EV_ZONE_END && type <= EV_ZONE_END16)) {
-            const size_t used = model_zone_run(d->model, p + off, n - off, &d->ref_thread);
+            const size_t used = zone_run(d->model, p + off, n - off, &d->ref_thread);
             if (used) {
                 off += used;
                 continue;
