@@ -59,7 +59,7 @@ static int open_spool(capture_t *c, const options_t *o, char **path)
                    "one", *path);
         return EXIT_OUTPUT_EXISTS;
     }
-    if (err == EMFILE || err == ENFILE || err == ENOMEM) {
+    if (is_shortage(err)) {
         char why[160];
         diag_error("cannot open the spool %s: %s", *path, strerror_limit(err, why, sizeof why));
         return EXIT_CANNOT_RUN;

@@ -138,7 +138,7 @@ static int check_output(const options_t *o, const char *path)
     char *probe = xmalloc(len + 16);
     snprintf(probe, len + 16, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(probe);
-    if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM)) {
+    if (fd < 0 && is_shortage(errno)) {
         char why[160];
         diag_error("cannot open a temporary file beside %s: %s", o->output, strerror_limit(errno, why, sizeof why));
         free(probe);

@@ -182,13 +182,8 @@ static void finish(capture_t *c, outcome_t outcome)
  * client missing yet: retrying it would only wait forever. */
 static int shortage_errno(int uverr)
 {
-    switch (uverr) {
-    case UV_EMFILE: return EMFILE;
-    case UV_ENFILE: return ENFILE;
-    case UV_ENOMEM: case UV_EAI_MEMORY: return ENOMEM;
-    case UV_ENOBUFS: return ENOBUFS;
-    default: return 0;
-    }
+    if (uverr == UV_EAI_MEMORY) return ENOMEM;
+    return uverr < 0 && is_shortage(-uverr) ? -uverr : 0;   /* libuv's errors are -errno on Unix */
 }
 
 /* Whether n descriptors are free (nothing else opens any meanwhile, so
@@ -550,8 +545,7 @@ static int lookup_shortage(int status, int sys_errno)
 {
     if (status == EAI_MEMORY) return ENOMEM;
     if (status != EAI_SYSTEM) return 0;
-    return sys_errno == EMFILE || sys_errno == ENFILE || sys_errno == ENOMEM || sys_errno == ENOBUFS ? sys_errno
-                                                                                                      : 0;
+    return is_shortage(sys_errno) ? sys_errno : 0;
 }
 
 static void on_resolved(void *ctx, int status, int sys_errno, struct addrinfo *res)

@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util.h"
+
 /* A FIFO or device that takes no byte for this long is given up. */
 #define STALL_S 10
 #define STALL_MS (STALL_S * 1000)
@@ -47,7 +49,7 @@ int spool_open(spool_t *s, const char *path, bool force)
     const bool created = fd >= 0;
     if (fd < 0 && errno == EEXIST) {
         fd = open_rw(path, O_CLOEXEC);
-        if (fd < 0 && !force && errno != EMFILE && errno != ENFILE && errno != ENOMEM) return EEXIST;
+        if (fd < 0 && !force && !is_shortage(errno)) return EEXIST;
     }
     if (fd < 0) return errno;
     struct stat st;

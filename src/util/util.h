@@ -4,6 +4,8 @@
 #ifndef TC_UTIL_H
 #define TC_UTIL_H
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,6 +25,14 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xmemdup(const void *p, size_t n);
+
+/* Whether errno err says this process or machine is short of something
+ * (descriptors, memory, kernel buffers): no reason to try again at once,
+ * and no fault of the file or peer at hand. */
+static inline bool is_shortage(int err)
+{
+    return err == EMFILE || err == ENFILE || err == ENOMEM || err == ENOBUFS;
+}
 
 /* strerror(err) and, for a shortage a process limit explains, that limit:
  * "Too many open files (the descriptor limit, ulimit -n, is 12)", or the

@@ -296,62 +296,71 @@ static uint64_t fmix64_inverse(uint64_t h)
     return h;
 }
 
-/* HASH_FLOOD_ALLOCS allocations, all live at once, then their frees in
- * the same order, at addresses whose finaliser hashes end in the same 20
- * bits (every slot of a table up to 2^20 slots: one cluster). */
-static void send_hash_flood(struct gen *g)
+/* n allocations of 64 bytes at addr(i), all live at once (with the call
+ * stack stack(i) fills in, if given), then their frees in the same order;
+ * the manifest counts them in the default pool. */
+static void alloc_then_free(struct gen *g, uint64_t n, uint64_t (*addr)(uint64_t),
+                            size_t (*stack)(uint64_t i, uint64_t out[6]))
 {
     struct tc_client *c = g->c;
     struct gen_thread *t = &g->th[0];
     for (int pass = 0; pass < 2; pass++) {
-        for (uint64_t i = 1; i <= HASH_FLOOD_ALLOCS; i++) {
-            const uint64_t ptr = fmix64_inverse(i << 20 | 0x5A5A5);
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t frames[6];
+            const size_t depth = stack ? stack(i, frames) : 0;
             if (pass == 0)
-                ev_mem_alloc(c, t->tid, gen_serial_at(g, 100), ptr, 64, 0, NULL, 0);
+                ev_mem_alloc(c, t->tid, gen_serial_at(g, 100), addr(i), 64, 0, depth ? frames : NULL, depth);
             else
-                ev_mem_free(c, t->tid, gen_serial_at(g, 100), ptr, 0, NULL, 0);
-            if (i % 2048 == 0)
-                session_pump(c);
-        }
-    }
-    names_thread_used(c, t->tid);
-    struct tc_named_counter *m = manifest_counter(c, TC_CNT_MEMPOOL, 0, "(default)");
-    m->count += HASH_FLOOD_ALLOCS;
-    m->count2 += HASH_FLOOD_ALLOCS;
-}
-
-/* CALLSTACK_FLOOD allocations, each with a call stack of its own, then
- * their frees. The stacks are [K1, a, K2, b, K1, c] (a and b of 64
- * user-space frames, c of 32; K1, K2 the constants an unkeyed
- * multiply-fold byte hash XORs a block's first word with): every 16-byte
- * block starting with its constant multiplies to zero, so all the stacks
- * hash the same and each new one is compared with all the earlier ones. */
-static void send_callstack_flood(struct gen *g)
-{
-    struct tc_client *c = g->c;
-    struct gen_thread *t = &g->th[0];
-    const uint64_t k1 = 0xE7037ED1A0B428DBull, k2 = 0x8EBC6AF09C88C6E3ull;
-    for (int pass = 0; pass < 2; pass++) {
-        for (uint64_t i = 0; i < CALLSTACK_FLOOD; i++) {
-            const uint64_t ptr = 0x20000000ull + 64 * i;
-            const uint64_t stack[6] = { k1, 0x401000ull + 16 * (i & 63), k2, 0x402000ull + 16 * (i >> 6 & 63),
-                                        k1, 0x403000ull + 16 * (i >> 12) };
-            if (pass == 0)
-                ev_mem_alloc(c, t->tid, gen_serial_at(g, 100), ptr, 64, 0, stack, 6);
-            else
-                ev_mem_free(c, t->tid, gen_serial_at(g, 100), ptr, 0, NULL, 0);
+                ev_mem_free(c, t->tid, gen_serial_at(g, 100), addr(i), 0, NULL, 0);
             if (i % 1024 == 0)
                 session_pump(c);
         }
     }
     names_thread_used(c, t->tid);
     struct tc_named_counter *m = manifest_counter(c, TC_CNT_MEMPOOL, 0, "(default)");
-    m->count += CALLSTACK_FLOOD;
-    m->count2 += CALLSTACK_FLOOD;
+    m->count += n;
+    m->count2 += n;
+}
+
+/* hash-flood: addresses whose finaliser hashes end in the same 20 bits
+ * (every slot of a table up to 2^20 slots: one cluster). */
+static uint64_t colliding_address(uint64_t i)
+{
+    return fmix64_inverse((i + 1) << 20 | 0x5A5A5);
+}
+
+static void send_hash_flood(struct gen *g)
+{
+    alloc_then_free(g, HASH_FLOOD_ALLOCS, colliding_address, NULL);
+}
+
+/* callstack-flood: each allocation with a call stack of its own,
+ * [K1, a, K2, b, K1, c] (a and b of 64 user-space frames, c of 32; K1, K2
+ * the constants an unkeyed multiply-fold byte hash XORs a block's first
+ * word with): every 16-byte block starting with its constant multiplies to
+ * zero, so all the stacks hash the same and each new one is compared with
+ * all the earlier ones. */
+static uint64_t plain_address(uint64_t i)
+{
+    return 0x20000000ull + 64 * i;
+}
+
+static size_t colliding_stack(uint64_t i, uint64_t out[6])
+{
+    const uint64_t k1 = 0xE7037ED1A0B428DBull, k2 = 0x8EBC6AF09C88C6E3ull;
+    const uint64_t stack[6] = { k1, 0x401000ull + 16 * (i & 63), k2, 0x402000ull + 16 * (i >> 6 & 63),
+                                k1, 0x403000ull + 16 * (i >> 12) };
+    memcpy(out, stack, sizeof stack);
+    return 6;
+}
+
+static void send_callstack_flood(struct gen *g)
+{
+    alloc_then_free(g, CALLSTACK_FLOOD, plain_address, colliding_stack);
 }
 
 /* STRING_FLOOD messages of distinct 32-byte texts whose second block
- * starts with K1 (see send_callstack_flood): all of them hash the same
+ * starts with K1 (see colliding_stack): all of them hash the same
  * under an unkeyed multiply-fold hash, and each is interned. */
 static void send_string_flood(struct gen *g)
 {
