@@ -199,6 +199,7 @@ void model_welcome(model_t *m, const welcome_t *w)
     m->timer_mul = welcome_timer_mul(m, w->timer_mul);
     m->base_time = w->init_begin;
     m->resolution = welcome_resolution(m, w->resolution);
+    m->delay_ns = time_clamp((double)w->delay * m->timer_mul);
     m->capture_time = w->capture_time;
     m->exec_time = w->exec_time;
     m->pid = w->pid;

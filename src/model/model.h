@@ -317,6 +317,7 @@ typedef struct model {
     double timer_mul;
     int64_t base_time;
     int64_t resolution;
+    int64_t delay_ns;             /* the welcome's queue delay in ns (files of 0.10-0.12 keep it) */
     int64_t last_time;
     uint64_t frame_offset;
     uint64_t pid;
@@ -551,6 +552,7 @@ typedef struct {
     double timer_mul;             /* ns per client tick, as sent */
     int64_t init_begin, init_end; /* ticks: the time origin, the end of the client's start-up */
     uint64_t resolution;          /* ticks */
+    uint64_t delay;               /* ticks: the client's queue delay (protocols 64-74 send it; 0 otherwise) */
     uint64_t capture_time, exec_time, pid;
     int64_t sampling_period;
     bool on_demand, ignore_mem_faults, code_transfer, combine_samples, identify_samples;
