@@ -140,7 +140,7 @@ static int bench_decode(const char *path, const char *log_path)
     size_t n;
     uint8_t *rec = read_all(path, &n);
     session_t s;
-    session_init(&s, NULL, NULL);
+    session_init(&s, proto_all[0], NULL, NULL);
     const double t0 = now();
     for (size_t off = 0; off < n && s.state <= SESSION_STREAMING;) {
         size_t k = n - off < (1u << 20) ? n - off : (1u << 20);

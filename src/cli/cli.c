@@ -10,8 +10,10 @@
 
 #include "config.h"
 #include "disasm.h"
+#include "protocols.h"
 
-enum { OPT_CONNECT_TIMEOUT = 256, OPT_END_TIMEOUT, OPT_RECOVER, OPT_SPOOL, OPT_KEEP_SPOOL, OPT_NO_SPOOL };
+enum { OPT_CONNECT_TIMEOUT = 256, OPT_END_TIMEOUT, OPT_RECOVER, OPT_SPOOL, OPT_KEEP_SPOOL, OPT_NO_SPOOL,
+       OPT_PROTOCOL };
 
 static const struct option long_options[] = {
     { "output", required_argument, NULL, 'o' },
@@ -26,6 +28,7 @@ static const struct option long_options[] = {
     { "spool", required_argument, NULL, OPT_SPOOL },
     { "keep-spool", no_argument, NULL, OPT_KEEP_SPOOL },
     { "no-spool", no_argument, NULL, OPT_NO_SPOOL },
+    { "protocol", required_argument, NULL, OPT_PROTOCOL },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
@@ -59,6 +62,9 @@ static void print_help(FILE *out)
         "                             (default FILE.spool), for --recover after a kill\n"
         "      --keep-spool           keep the spool after a successful save\n"
         "      --no-spool             do not spool\n"
+        "      --protocol N|RELEASE   speak only this protocol (82, 76, 74, 72, 69, 66,\n"
+        "                             64, or a release such as 0.13 or 0.11.1) instead\n"
+        "                             of searching for the client's\n"
         "  -q, --quiet                print only errors and warnings\n"
         "  -h, --help                 show this help and exit\n"
         "  -V, --version              show the version and exit\n"
@@ -188,6 +194,16 @@ int cli_parse(options_t *o, int argc, char **argv)
         case OPT_SPOOL: o->spool = optarg; break;
         case OPT_KEEP_SPOOL: o->keep_spool = true; break;
         case OPT_NO_SPOOL: o->no_spool = true; break;
+        case OPT_PROTOCOL:
+            o->protocol = proto_by_name(optarg);
+            if (!o->protocol) {
+                char list[64];
+                proto_list_text(list, sizeof list);
+                fprintf(stderr, "tracy-capture: --protocol needs a protocol this tool speaks (%s) or its Tracy "
+                        "release (such as 0.13 or 0.11.1), not '%s'\n", list, optarg);
+                return EXIT_USAGE;
+            }
+            break;
         case 'q': o->quiet = true; break;
         case 'h': print_help(stdout); return EXIT_OK;
         case 'V':

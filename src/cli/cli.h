@@ -34,6 +34,7 @@ typedef struct {
     const char *recover;         /* build the trace from this recorded client stream */
     const char *spool;           /* where to spool received bytes (NULL: OUTPUT.spool) */
     bool no_spool, keep_spool;
+    const struct proto_desc *protocol;   /* --protocol: offer only this one (NULL: the version search) */
 } options_t;
 
 /* Parse argv into opts. Returns -1 to go on, or an exit code (help and

@@ -45,6 +45,7 @@ typedef enum {
 
 typedef struct capture {
     const options_t *opts;
+    const proto_desc_t *offer;    /* the protocol offered (the session's); the search goes down proto_all */
     char *save_path;              /* where the trace goes: the output, or the file its link names */
     session_t session;
     uv_loop_t *loop;              /* &loop_store once it is set up */

@@ -509,7 +509,7 @@ static void on_connected(uv_connect_t *req, int status)
     uv_tcp_nodelay(&c->tcp, 1);
     uint8_t hs[PROTO_SHIBBOLETH_SIZE + 4];
     memcpy(hs, PROTO_SHIBBOLETH, PROTO_SHIBBOLETH_SIZE);
-    const uint32_t version = PROTO_VERSION;
+    const uint32_t version = c->offer->version;
     memcpy(hs + PROTO_SHIBBOLETH_SIZE, &version, 4);
     write_bytes(c, hs, sizeof hs, NULL);
     uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
@@ -826,7 +826,8 @@ void conn_run(capture_t *c)
     c->rxcap = 256u << 10;
     c->rxbuf = xmalloc(c->rxcap);
     c->t_start = c->t_last_rx = uv_hrtime();
-    session_init(&c->session, on_query_bytes, c);
+    c->offer = c->opts->protocol ? c->opts->protocol : proto_all[0];
+    session_init(&c->session, c->offer, on_query_bytes, c);
     if (!setup_loop(c) && !c->loop) {
         free(c->rxbuf);
         c->rxbuf = NULL;

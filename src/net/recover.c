@@ -150,7 +150,8 @@ int recover_run(capture_t *c, const char *path)
     r.show = c->tty && !c->opts->quiet && r.size > 0;
     pthread_mutex_init(&r.wake.lock, NULL);
     pthread_cond_init(&r.wake.cond, NULL);
-    session_init(&c->session, NULL, NULL);
+    c->offer = c->opts->protocol ? c->opts->protocol : proto_all[0];
+    session_init(&c->session, c->offer, NULL, NULL);
     c->t_start = c->t_connected = uv_hrtime();
     r.buf = xmalloc(READ_CHUNK);
     feed_handshake(&r);

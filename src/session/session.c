@@ -7,9 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-void session_init(session_t *s, query_sink_fn sink, void *sink_ctx)
+void session_init(session_t *s, const proto_desc_t *desc, query_sink_fn sink, void *sink_ctx)
 {
     memset(s, 0, sizeof *s);
+    s->desc = desc;
     s->state = SESSION_HANDSHAKE;
     s->need = 1;
     queryq_init(&s->queries, query_space_for_sndbuf(16384), sink, sink_ctx);

@@ -15,6 +15,7 @@
 #include "frame.h"
 #include "model.h"
 #include "proto.h"
+#include "protocols.h"
 #include "query.h"
 
 typedef enum {
@@ -26,6 +27,7 @@ typedef enum {
 } session_state_t;
 
 typedef struct {
+    const proto_desc_t *desc;    /* the protocol this session speaks */
     session_state_t state;
     uint8_t status;              /* handshake status byte received */
     uint8_t welcome[PROTO_WELCOME_SIZE + PROTO_ONDEMAND_SIZE];
@@ -40,7 +42,8 @@ typedef struct {
     char err[512];
 } session_t;
 
-void session_init(session_t *s, query_sink_fn sink, void *sink_ctx);
+/* A session of protocol `desc` (one of proto_all). */
+void session_init(session_t *s, const proto_desc_t *desc, query_sink_fn sink, void *sink_ctx);
 void session_free(session_t *s);
 /* Feed bytes from the client; returns the new state. */
 session_state_t session_feed(session_t *s, const uint8_t *p, size_t n);

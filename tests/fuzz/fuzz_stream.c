@@ -194,7 +194,7 @@ void fuzz_run_session(const uint8_t *data, size_t size, void (*then)(session_t *
     const uint8_t *stream = fuzz_client_stream(data, size, &n, &owned);
     fuzz_sink_t sink = { 0 };
     session_t *s = malloc(sizeof *s);
-    session_init(s, fuzz_sink, &sink);
+    session_init(s, proto_all[0], fuzz_sink, &sink);
     fuzz_feed_session(s, stream, n);
     fuzz_check_session(s, &sink);
     if (then) then(s);
