@@ -54,12 +54,13 @@ typedef struct capture {
 
     /* connection */
     struct lookup *lookup;        /* a name lookup under way (lookup.c), or NULL */
-    struct addrinfo *addrs, *addr_next;
+    struct addrinfo *addrs, *addr_next, *addr_now;   /* addr_now: the one tried last */
     uv_tcp_t tcp;
     uv_connect_t connect_req;
     uv_timer_t retry_timer, connect_timer, stop_timer, tick_timer;
     uv_signal_t signals[3];
     bool tcp_open, connected, finishing, handshake_notice, spool_warned;
+    bool spool_prefixed;          /* the handshake we sent leads the spool */
     bool shortage_warned;         /* a connection attempt was short of the machine's resources */
     bool read_failed;             /* the connection failed (not a clean EOF) */
     unsigned connect_attempts;

@@ -241,6 +241,14 @@ static bool start_decoding(capture_t *c);
 
 /* ---- reading ---------------------------------------------------------------------------- */
 
+/* The handshake we send: the shibboleth and the protocol offered. */
+static void handshake_bytes(const capture_t *c, uint8_t out[PROTO_SHIBBOLETH_SIZE + 4])
+{
+    memcpy(out, PROTO_SHIBBOLETH, PROTO_SHIBBOLETH_SIZE);
+    const uint32_t version = c->offer->version;
+    memcpy(out + PROTO_SHIBBOLETH_SIZE, &version, 4);
+}
+
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     capture_t *c = h->data;
@@ -387,6 +395,46 @@ static void notify_decoded(void *ctx)
     uv_async_send(&c->decoded);
 }
 
+/* The spool of a session begins with the 12 bytes we offered (so that
+ * --recover knows its protocol), then every byte the client sent from its
+ * Welcome status on; a refused handshake spools nothing. */
+static void spool_handshake(capture_t *c, const uint8_t *p, size_t n)
+{
+    if (c->session.state == SESSION_REJECTED || n == 0) return;
+    if (!c->spool_prefixed) {
+        uint8_t hs[PROTO_SHIBBOLETH_SIZE + 4];
+        handshake_bytes(c, hs);
+        spool_write(&c->spool, hs, sizeof hs);
+        c->spool_prefixed = true;
+    }
+    spool_write(&c->spool, p, n);
+}
+
+/* The client refused the protocol offered: without --protocol, offer the
+ * next older one on a new connection at once (a refusing client listens
+ * again right away). The search counts against --connect-timeout and ends
+ * with the oldest protocol, so it cannot go on for ever. Returns whether a
+ * new connection is under way. */
+static bool offer_older_protocol(capture_t *c)
+{
+    session_t *s = &c->session;
+    if (s->state != SESSION_REJECTED || s->status != HS_PROTOCOL_MISMATCH || c->opts->protocol ||
+        c->stop_requested)
+        return false;
+    const proto_desc_t *next = proto_older(c->offer);
+    if (!next) return false;
+    session_free(s);
+    c->offer = next;
+    session_init(s, next, on_query_bytes, c);
+    c->rx_bytes = 0;
+    c->connected = false;
+    c->read_failed = false;
+    c->addr_next = c->addr_now;    /* the same address again */
+    uv_read_stop((uv_stream_t *)&c->tcp);
+    close_for_retry(c);
+    return true;
+}
+
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
     capture_t *c = s->data;
@@ -407,11 +455,11 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     size_t n = (size_t)nread;
     if (!c->dec) {
         const size_t used = session_feed_handshake(&c->session, p, n);
-        spool_write(&c->spool, p, used);
+        spool_handshake(c, p, used);
         p += used;
         n -= used;
         if (c->session.state != SESSION_STREAMING) {
-            settle(c);
+            if (!offer_older_protocol(c)) settle(c);
             return;
         }
         on_welcome(c);
@@ -508,9 +556,7 @@ static void on_connected(uv_connect_t *req, int status)
     c->t_connected = uv_hrtime();
     uv_tcp_nodelay(&c->tcp, 1);
     uint8_t hs[PROTO_SHIBBOLETH_SIZE + 4];
-    memcpy(hs, PROTO_SHIBBOLETH, PROTO_SHIBBOLETH_SIZE);
-    const uint32_t version = c->offer->version;
-    memcpy(hs + PROTO_SHIBBOLETH_SIZE, &version, 4);
+    handshake_bytes(c, hs);
     write_bytes(c, hs, sizeof hs, NULL);
     uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
 }
@@ -526,6 +572,7 @@ static void on_retry(uv_timer_t *t)
 static void try_connect(capture_t *c)
 {
     struct addrinfo *ai = c->addr_next;
+    c->addr_now = ai;
     c->addr_next = ai->ai_next;
     c->connect_attempts++;
     if (setup_failed(c, uv_tcp_init(c->loop, &c->tcp), "cannot set up the connection")) return;

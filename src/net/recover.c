@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 
 #include "netdec.h"
+#include "proto.h"
+#include "protocols.h"
 #include "progress.h"
 
 #define READ_CHUNK (1u << 20)
@@ -137,6 +139,43 @@ static void stream_frames(recovery_t *r)
     }
 }
 
+/* The protocol of the recording: a spool of ours begins with the handshake
+ * we sent (the shibboleth and the version offered), a bare recording with
+ * the client's status byte, read as --protocol says (82 without it). Sets
+ * c->offer and leaves the file at the client's first byte; -1 when the
+ * recording's protocol cannot be read with (the reason is printed). */
+static int choose_protocol(recovery_t *r)
+{
+    capture_t *c = r->c;
+    uint8_t hs[PROTO_SHIBBOLETH_SIZE + 4];
+    const size_t n = fread(hs, 1, sizeof hs, r->f);
+    if (n == sizeof hs && memcmp(hs, PROTO_SHIBBOLETH, PROTO_SHIBBOLETH_SIZE) == 0) {
+        uint32_t version;
+        memcpy(&version, hs + PROTO_SHIBBOLETH_SIZE, 4);
+        const proto_desc_t *d = proto_by_version(version);
+        char list[64];
+        proto_list_text(list, sizeof list);
+        if (!d) {
+            diag_error("the spool %s holds a session of protocol %u, which this tool does not speak (it speaks %s)",
+                       r->path, version, list);
+            return -1;
+        }
+        if (c->opts->protocol && c->opts->protocol != d) {
+            diag_error("the spool %s holds a session of protocol %u (Tracy %s), not of protocol %u as --protocol "
+                       "says; leave --protocol out", r->path, version, d->release, c->opts->protocol->version);
+            return -1;
+        }
+        c->offer = d;
+        return 0;
+    }
+    if (fseek(r->f, 0, SEEK_SET) != 0) {   /* a pipe: what was read is the stream's start */
+        diag_error("cannot read recording %s from its start again: %s", r->path, strerror(errno));
+        return -1;
+    }
+    c->offer = c->opts->protocol ? c->opts->protocol : proto_all[0];
+    return 0;
+}
+
 int recover_run(capture_t *c, const char *path)
 {
     recovery_t r = { .c = c, .path = path, .wake.ready = false };
@@ -150,7 +189,10 @@ int recover_run(capture_t *c, const char *path)
     r.show = c->tty && !c->opts->quiet && r.size > 0;
     pthread_mutex_init(&r.wake.lock, NULL);
     pthread_cond_init(&r.wake.cond, NULL);
-    c->offer = c->opts->protocol ? c->opts->protocol : proto_all[0];
+    if (choose_protocol(&r) < 0) {
+        fclose(r.f);
+        return -1;
+    }
     session_init(&c->session, c->offer, NULL, NULL);
     c->t_start = c->t_connected = uv_hrtime();
     r.buf = xmalloc(READ_CHUNK);

@@ -34,6 +34,13 @@ const proto_desc_t *proto_by_version(uint32_t version)
     return NULL;
 }
 
+const proto_desc_t *proto_older(const proto_desc_t *d)
+{
+    for (size_t i = 0; proto_all[i]; i++)
+        if (proto_all[i] == d) return proto_all[i + 1];
+    return NULL;
+}
+
 const proto_desc_t *proto_by_name(const char *name)
 {
     if (!name || !*name) return NULL;

@@ -26,6 +26,10 @@ extern const proto_desc_t *const proto_all[];
 /* The descriptor of a protocol version, or NULL. */
 const proto_desc_t *proto_by_version(uint32_t version);
 
+/* The next older protocol after `d` in the search, or NULL after the
+ * oldest. */
+const proto_desc_t *proto_older(const proto_desc_t *d);
+
 /* The descriptor a user names: a protocol number ("76") or a release
  * ("0.13", "0.13.1", "v0.13.1", "5479a42"); NULL when none matches. */
 const proto_desc_t *proto_by_name(const char *name);
