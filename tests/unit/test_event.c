@@ -8,6 +8,7 @@
 #include "csdedup.h"
 #include "event.h"
 #include "proto.h"
+#include "protocols.h"
 #include "unit.h"
 #include "welcome.h"
 
@@ -39,7 +40,7 @@ static void setup(fixture_t *f)
     model_init(&f->m, &f->q);
     const welcome_t w = { .timer_mul = 1.0, .init_begin = 1000, .init_end = 2000, .program = "unit" };
     model_welcome(&f->m, &w);
-    event_decoder_init(&f->d, &f->m);
+    event_decoder_init(&f->d, &f->m, proto_by_version(82));
 }
 
 static void teardown(fixture_t *f)
@@ -83,7 +84,7 @@ START_TEST(welcome_fields_at_their_offsets)
     memcpy(b + PROTO_WELCOME_SIZE, &frames, 8);
     memcpy(b + PROTO_WELCOME_SIZE + 8, &conn, 8);
     welcome_t w;
-    welcome_parse(b, &w);
+    welcome_parse(proto_by_version(82), b, &w);
     ck_assert(w.timer_mul == mul);
     ck_assert_int_eq(w.init_begin, begin);
     ck_assert_int_eq(w.init_end, end);
@@ -93,7 +94,7 @@ START_TEST(welcome_fields_at_their_offsets)
     ck_assert_uint_eq(w.pid, pid);
     ck_assert_int_eq(w.sampling_period, period);
     ck_assert(w.on_demand && w.code_transfer && w.identify_samples && !w.ignore_mem_faults && !w.combine_samples);
-    ck_assert(welcome_on_demand(b));
+    ck_assert(welcome_on_demand(proto_by_version(82), b));
     ck_assert_uint_eq(w.cpu_arch, 2);
     ck_assert(memcmp(w.cpu_manufacturer, "GenuineIntel", 12) == 0);
     ck_assert_uint_eq(w.cpu_id, cpu_id);
@@ -257,11 +258,13 @@ END_TEST
 
 START_TEST(fixed_size_table_agrees_with_event_size)
 {
-    uint8_t fixed[256], ev[64] = {0};
-    event_fixed_sizes(fixed);
+    uint8_t ev[64] = {0};
+    proto_tables_t tab;
+    proto_tables_init(&tab, proto_by_version(82));
+    const uint8_t *fixed = tab.fixed;
     for (unsigned t = 0; t < 256; t++) {
         ev[0] = (uint8_t)t;
-        const size_t full = event_size(ev, sizeof ev, NULL, 0);
+        const size_t full = event_size(&tab, ev, sizeof ev, NULL, 0);
         if (fixed[t]) ck_assert_uint_eq(fixed[t], full);
         else if (t < EV_TYPE_COUNT && proto_event_size[t]) ck_assert(t >= EV_STRING_DATA || t == EV_SINGLE_STRING_DATA ||
                                                                     t == EV_SECOND_STRING_DATA ||
@@ -302,7 +305,7 @@ START_TEST(payloads_numbered_ahead_name_the_same_stacks)
     fixture_t f;
     setup(&f);
     csdedup_t dd;
-    csdedup_init(&dd);
+    csdedup_init(&dd, proto_by_version(82));
     ev_buf_t e = {0};
     put_payload_serial(&e, 0x7000, 0x401000, 3);        /* A */
     const size_t b_at = e.n;
@@ -346,7 +349,7 @@ START_TEST(unnumbered_payloads_find_numbered_stacks)
     fixture_t f;
     setup(&f);
     csdedup_t dd;
-    csdedup_init(&dd);
+    csdedup_init(&dd, proto_by_version(82));
     ev_buf_t e = {0};
     put_payload_serial(&e, 0x7000, 0x401000, 4);
     const size_t first = e.n;
