@@ -40,10 +40,11 @@ void proto_tables_init(proto_tables_t *t, const proto_desc_t *d)
     }
 }
 
-extern const proto_desc_t proto82;
+extern const proto_desc_t proto82, proto76, proto74, proto72, proto69, proto66, proto64;
 
 const proto_desc_t *const proto_all[] = {
     &proto82,
+    &proto76,
     NULL,
 };
 
