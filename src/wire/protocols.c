@@ -45,6 +45,7 @@ extern const proto_desc_t proto82, proto76, proto74, proto72, proto69, proto66, 
 const proto_desc_t *const proto_all[] = {
     &proto82,
     &proto76,
+    &proto74,
     NULL,
 };
 
