@@ -46,6 +46,7 @@ const proto_desc_t *const proto_all[] = {
     &proto82,
     &proto76,
     &proto74,
+    &proto72,
     NULL,
 };
 
