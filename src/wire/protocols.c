@@ -47,6 +47,7 @@ const proto_desc_t *const proto_all[] = {
     &proto76,
     &proto74,
     &proto72,
+    &proto69,
     NULL,
 };
 
