@@ -48,6 +48,7 @@ const proto_desc_t *const proto_all[] = {
     &proto74,
     &proto72,
     &proto69,
+    &proto66,
     NULL,
 };
 
