@@ -49,6 +49,7 @@ const proto_desc_t *const proto_all[] = {
     &proto72,
     &proto69,
     &proto66,
+    &proto64,
     NULL,
 };
 
