@@ -21,6 +21,7 @@ const model_rules_t model_rules_82 = {
     .pending_wakeup = true,
     .keep_die = true,
     .mem_alloc_twice_ok = true,
+    .source_needs_code_transfer = true,
 };
 
 void model_init(model_t *m, queryq_t *queries)
@@ -605,11 +606,12 @@ static void query_data_transfer(model_t *m, const char *s)
 /* CacheSource: a source file name became known. We never read the
  * capturing machine's disk (its file may not be the client's); we ask the
  * client, as upstream does when it cannot read the file, provided the
- * client allows code transfer and knows its executable's time. */
+ * client knows its executable's time and (82; the releases before ask
+ * regardless) allows code transfer. */
 static void cache_source(model_t *m, uint32_t file, uint32_t image)
 {
     if (hmap_get(&m->source_cache, file)) return;
-    if (m->exec_time == 0 || !m->code_transfer) return;
+    if (m->exec_time == 0 || (!m->code_transfer && m->rules.source_needs_code_transfer)) return;
     if (image) query_data_transfer(m, strtab_get(&m->strings, image - 1));
     query_data_transfer(m, strtab_get(&m->strings, file));
     hmap_put(&m->source_queries, m->next_source_query, file, NULL);

@@ -330,6 +330,8 @@ typedef struct {
     bool keep_die;                 /* 72+: CpuTopology's die is kept (69 reads it and keeps 0) */
     bool mem_alloc_twice_ok;       /* 82: with IgnoreMemFaults a second allocation of a live address frees
                                       the first; before, it is a failure whatever the flags */
+    bool source_needs_code_transfer; /* 82: source files are asked for only with the CodeTransfer flag;
+                                      before, whenever the client knows its executable's time */
 } model_rules_t;
 
 /* ---- the model ---------------------------------------------------------- */

@@ -153,5 +153,6 @@ const proto_desc_t proto66 = {
         .pending_wakeup = false,
         .keep_die = false,
         .mem_alloc_twice_ok = false,
+        .source_needs_code_transfer = false,
     },
 };

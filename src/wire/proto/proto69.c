@@ -151,5 +151,6 @@ const proto_desc_t proto69 = {
         .pending_wakeup = false,
         .keep_die = false,
         .mem_alloc_twice_ok = false,
+        .source_needs_code_transfer = false,
     },
 };

@@ -154,5 +154,6 @@ const proto_desc_t proto72 = {
         .pending_wakeup = false,
         .keep_die = true,
         .mem_alloc_twice_ok = false,
+        .source_needs_code_transfer = false,
     },
 };

@@ -154,5 +154,6 @@ const proto_desc_t proto76 = {
         .pending_wakeup = true,
         .keep_die = true,
         .mem_alloc_twice_ok = false,
+        .source_needs_code_transfer = false,
     },
 };

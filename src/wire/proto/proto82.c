@@ -163,5 +163,6 @@ const proto_desc_t proto82 = {
         .pending_wakeup = true,
         .keep_die = true,
         .mem_alloc_twice_ok = true,
+        .source_needs_code_transfer = true,
     },
 };
