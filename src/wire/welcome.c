@@ -25,7 +25,7 @@ void welcome_parse(const proto_desc_t *desc, const uint8_t *w, welcome_t *out)
 {
     const bool has_delay = desc->layout & PL_WELCOME_DELAY;
     const uint8_t *r = w + (has_delay ? 8 : 0);   /* the fields after the delay */
-    const uint8_t flags = r[64];
+    const uint8_t flags = w[desc->welcome_flags_at];
     *out = (welcome_t){
         .timer_mul = ldf64(w + 0),
         .init_begin = ldi64(w + 8),
