@@ -462,6 +462,8 @@ void model_thread_group_hint(model_t *m, uint32_t thread, int32_t hint)
 void model_check_source_location(model_t *m, uint64_t ptr)
 {
     if (hmap_get(&m->srcloc_map, ptr)) return;
+    /* (64's server had no such limit and wrote a file no reader takes; the
+     * limit holds for every protocol here) */
     if (m->srclocs.n >= SRCLOC_STATIC_MAX) {
         model_failure(m, "source location %#" PRIx64 " is one more than the %d static ones a trace holds",
                       ptr, SRCLOC_STATIC_MAX);

@@ -634,6 +634,8 @@ void model_fiber_enter(model_t *m, int64_t ticks, uint64_t fiber, uint32_t threa
     host->fiber = model_find_thread(m, tid);
     thread_switches_t *ts = switches_for(m, tid);
     model_compress_thread(m, thread);
+    /* (74's server never set this record's start, leaving whatever its
+     * memory held; 72 and 76 set it to t, as we do for every protocol) */
     ctx_switch_t run = { .wakeup = t, .start = t, .end = -1, .cpu = 0, .wakeup_cpu = 0,
                          .reason = CS_REASON_FIBER, .state = -1, .thread = thread };
     VEC_PUSH(ts->v, run);
