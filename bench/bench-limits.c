@@ -139,8 +139,16 @@ static int bench_decode(const char *path, const char *log_path)
 {
     size_t n;
     uint8_t *rec = read_all(path, &n);
+    /* BENCH_PROTOCOL=N: a recording of an older protocol */
+    const char *pname = getenv("BENCH_PROTOCOL");
+    const proto_desc_t *desc = pname ? proto_by_name(pname) : proto_all[0];
+    if (!desc) {
+        fprintf(stderr, "bench-limits: unknown protocol %s\n", pname);
+        free(rec);
+        return 1;
+    }
     session_t s;
-    session_init(&s, proto_all[0], NULL, NULL);
+    session_init(&s, desc, NULL, NULL);
     const double t0 = now();
     for (size_t off = 0; off < n && s.state <= SESSION_STREAMING;) {
         size_t k = n - off < (1u << 20) ? n - off : (1u << 20);

@@ -142,6 +142,9 @@ void progress_connected(capture_t *c)
 {
     char t[32];
     erase_progress_line();
+    /* the releases whose welcome has it (64-74) print their queue delay */
+    if (c->session.desc->layout & PL_WELCOME_DELAY)
+        printf("Queue delay: %s\n", fmt_time(t, sizeof t, c->session.model.delay_ns));
     printf("Timer resolution: %s\n", fmt_time(t, sizeof t, c->session.model.resolution));
     fflush(stdout);
     c->rate_t = uv_hrtime();

@@ -11,9 +11,23 @@
 #include <time.h>
 
 
+const model_rules_t model_rules_82 = {
+    .zone_value_hex = true,
+    .frame_query_once = true,
+    .query_alloc_frames = false,
+    .frame_end_creates_set = false,
+    .on_demand_ignores_frame_end = true,
+    .samples_raise_time = true,
+    .pending_wakeup = true,
+    .keep_die = true,
+    .mem_alloc_twice_ok = true,
+    .source_needs_code_transfer = true,
+};
+
 void model_init(model_t *m, queryq_t *queries)
 {
     *m = (model_t){0};
+    m->rules = model_rules_82;
     m->queries = queries;
     m->single_string = m->second_string = -1;
     hashkey_draw(&m->content_key);
@@ -212,8 +226,8 @@ void model_welcome(model_t *m, const welcome_t *w)
 
     m->on_demand = w->on_demand;
     m->ignore_mem_free_faults = w->on_demand || w->ignore_mem_faults;
-    m->ignore_mem_alloc_faults = w->ignore_mem_faults;
-    m->ignore_frame_end_faults = w->on_demand;
+    m->ignore_mem_alloc_faults = m->rules.mem_alloc_twice_ok && w->ignore_mem_faults;
+    m->ignore_frame_end_faults = m->rules.on_demand_ignores_frame_end && w->on_demand;
     m->code_transfer = w->code_transfer;
     m->combine_samples = w->combine_samples;
     m->identify_samples = w->identify_samples;
@@ -252,7 +266,7 @@ void model_failure(model_t *m, const char *fmt, ...)
             at = snprintf(m->first_failure, sizeof m->first_failure,
                           "frame %llu at stream offset %llu, %s event at byte %zu of the decompressed frame: ",
                           (unsigned long long)m->at_frame_no, (unsigned long long)m->at_stream_offset,
-                          m->event_name ? m->event_name(*m->ev_at) : "an", (size_t)(m->ev_at - m->frame_base));
+                          m->event_names && m->event_names[*m->ev_at] ? m->event_names[*m->ev_at] : "an", (size_t)(m->ev_at - m->frame_base));
         if (at < 0 || (size_t)at >= sizeof m->first_failure) at = 0;
         va_list ap;
         va_start(ap, fmt);
@@ -448,6 +462,8 @@ void model_thread_group_hint(model_t *m, uint32_t thread, int32_t hint)
 void model_check_source_location(model_t *m, uint64_t ptr)
 {
     if (hmap_get(&m->srcloc_map, ptr)) return;
+    /* (64's server had no such limit and wrote a file no reader takes; the
+     * limit holds for every protocol here) */
     if (m->srclocs.n >= SRCLOC_STATIC_MAX) {
         model_failure(m, "source location %#" PRIx64 " is one more than the %d static ones a trace holds",
                       ptr, SRCLOC_STATIC_MAX);
@@ -592,11 +608,12 @@ static void query_data_transfer(model_t *m, const char *s)
 /* CacheSource: a source file name became known. We never read the
  * capturing machine's disk (its file may not be the client's); we ask the
  * client, as upstream does when it cannot read the file, provided the
- * client allows code transfer and knows its executable's time. */
+ * client knows its executable's time and (82; the releases before ask
+ * regardless) allows code transfer. */
 static void cache_source(model_t *m, uint32_t file, uint32_t image)
 {
     if (hmap_get(&m->source_cache, file)) return;
-    if (m->exec_time == 0 || !m->code_transfer) return;
+    if (m->exec_time == 0 || (!m->code_transfer && m->rules.source_needs_code_transfer)) return;
     if (image) query_data_transfer(m, strtab_get(&m->strings, image - 1));
     query_data_transfer(m, strtab_get(&m->strings, file));
     hmap_put(&m->source_queries, m->next_source_query, file, NULL);

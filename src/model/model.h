@@ -308,11 +308,38 @@ typedef struct {
     VEC(section_item_t) items;
 } section_category_t;
 
+/* ---- what the server does differently per protocol -------------------- */
+
+/* The handling a release's server gives the same events, where it differs
+ * from release to release and reaches the file or the queries. The
+ * session sets them from its protocol's descriptor (wire/protocols.h);
+ * model_init sets protocol 82's. Each names the releases that behave so. */
+typedef struct {
+    bool zone_value_hex;           /* 72+: a ZoneValue's text is "N [0xN]"; before, "N" */
+    bool frame_query_once;         /* 76+: a frame address is asked once; before, again while it has no
+                                      stored answer, and a second answer is walked over */
+    bool query_alloc_frames;       /* 76 only: the frames of a new allocated call stack are asked as
+                                      addresses too (their ids, which resolve to nothing) */
+    bool frame_end_creates_set;    /* 64 only: FrameMarkMsgEnd of an unknown name creates the frame set
+                                      (and asks its name) before it fails */
+    bool on_demand_ignores_frame_end; /* 66+: with OnDemand a FrameMarkMsgEnd without a start is no failure */
+    bool samples_raise_time;       /* 66+: call-stack and hardware samples move the capture's last time */
+    bool pending_wakeup;           /* 74+: a wakeup of a running thread waits for its next switch-in and
+                                      keeps its own cpu; before, it is dropped and a switch-in's wakeup cpu
+                                      is its cpu */
+    bool keep_die;                 /* 72+: CpuTopology's die is kept (69 reads it and keeps 0) */
+    bool mem_alloc_twice_ok;       /* 82: with IgnoreMemFaults a second allocation of a live address frees
+                                      the first; before, it is a failure whatever the flags */
+    bool source_needs_code_transfer; /* 82: source files are asked for only with the CodeTransfer flag;
+                                      before, whenever the client knows its executable's time */
+} model_rules_t;
+
 /* ---- the model ---------------------------------------------------------- */
 
 #define SRCLOC_CACHE 16
 
 typedef struct model {
+    model_rules_t rules;          /* the server behaviour of the session's protocol */
     /* capture information (welcome message) */
     double timer_mul;
     int64_t base_time;
@@ -512,10 +539,13 @@ typedef struct model {
      * NULL outside a frame) */
     const uint8_t *frame_base, *ev_at;
     uint64_t at_frame_no, at_stream_offset;
-    const char *(*event_name)(unsigned type);  /* the wire's name of an event type (event.c sets it) */
+    const char *const *event_names;  /* the wire's name of each type byte (event.c sets it; NULL: none) */
 } model_t;
 
+/* A model with protocol 82's rules (model_rules_82); a session of another
+ * protocol sets m->rules before the welcome. */
 void model_init(model_t *m, queryq_t *queries);
+extern const model_rules_t model_rules_82;
 void model_free(model_t *m);
 
 /* What a capture holds, per feature (for the summary and tests). */

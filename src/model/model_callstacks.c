@@ -115,12 +115,13 @@ static uint64_t canonical_pointer(uint64_t id)
 #define FRAME_ASKED 0
 #define FRAME_ANSWERING UINT64_MAX
 
-/* QueryCallstackFrame: ask how an address resolves, once per address. */
+/* QueryCallstackFrame: ask how an address resolves, once per address
+ * (76+); the servers before ask again while no answer is stored. */
 static void query_frame(model_t *m, uint64_t addr)
 {
     bool fresh;
-    hmap_put(&m->frame_map, pack_pointer(addr), 0, &fresh);
-    if (!fresh) return;
+    const uint64_t *v = hmap_put(&m->frame_map, pack_pointer(addr), FRAME_ASKED, &fresh);
+    if (!fresh && (m->rules.frame_query_once || *v != FRAME_ASKED)) return;
     m->pending_frames++;
     queryq_push(m->queries, SQ_CALLSTACK_FRAME, addr, 0);
 }
@@ -280,9 +281,10 @@ void model_callstack_alloc_payload(model_t *m, const uint8_t *p, size_t n)
     }
     bool fresh;
     uint32_t idx = intern_callstack(m, all, total, &fresh);
+    /* 76 also asked for its own frames' ids, as if they were addresses */
     if (fresh)
         for (size_t i = 0; i < total; i++)
-            if (!(all[i] & FRAME_SEL_CUSTOM)) query_frame(m, canonical_pointer(all[i]));
+            if (!(all[i] & FRAME_SEL_CUSTOM) || m->rules.query_alloc_frames) query_frame(m, canonical_pointer(all[i]));
     free(joined);
     m->pending_callstack = idx;
 }
@@ -310,17 +312,23 @@ void model_callstack_frame_size(model_t *m, uint64_t ptr, uint8_t size)
     m->pending_subframes = size;
     int64_t image = model_take_single_string(m);
     uint64_t *v = hmap_get(&m->frame_map, pack_pointer(ptr));
-    /* Only an answer to a question still open counts; a duplicate or an
-     * answer to no question (a replayed stream has those) is walked over. */
     /* An answer to a question still open settles it. An answer nobody here
      * asked for (a replayed stream, or upstream's own disassembly queries)
      * is kept all the same; a duplicate is walked over. */
+    /* Before 76 an address may be asked several times: every answer settles
+     * one question, the first stores it, the later ones are walked over. */
+    const bool once = m->rules.frame_query_once;
+    if (!once && m->pending_frames) m->pending_frames--;
     if (!v) v = hmap_put(&m->frame_map, pack_pointer(ptr), FRAME_ANSWERING, NULL);
-    else if (*v == FRAME_ASKED) m->pending_frames--;
+    else if (*v == FRAME_ASKED) {
+        if (once) m->pending_frames--;
+    }
     else v = NULL;
     m->staging_active = v != NULL;
     if (!m->staging_active) return;
-    *v = FRAME_ANSWERING;
+    /* An empty answer stores nothing: before 76 the address is asked
+     * again when met again. */
+    *v = size || once ? FRAME_ANSWERING : FRAME_ASKED;
     if (size == 0) return;
     free(m->staging_frame.frames);
     m->staging_frame = (cs_frame_data_t){ .id = pack_pointer(ptr), .size = size };
@@ -479,7 +487,7 @@ void model_callstack_sample(model_t *m, uint32_t thread, int64_t ticks, bool ctx
         return;
     }
     const int64_t t = ticks == 0 ? 0 : model_time(m, ticks);
-    model_raise_time(m, t);
+    if (m->rules.samples_raise_time) model_raise_time(m, t);
     thread_t *td = model_notice_thread(m, thread);
     sample_t s = { .time = t, .callstack = cs };
     if (ctx_switch) {

@@ -152,7 +152,8 @@ void model_frame_mark_start(model_t *m, int64_t ticks, uint64_t name)
 
 void model_frame_mark_end(model_t *m, int64_t ticks, uint64_t name)
 {
-    frameset_t *f = retrieve_frameset(m, name, -1);
+    /* 64 created an unknown name's (discontinuous) set first, then failed */
+    frameset_t *f = retrieve_frameset(m, name, m->rules.frame_end_creates_set ? 0 : -1);
     if (!f || f->frames.n == 0 || f->continuous) {
         if (!m->ignore_frame_end_faults)
             model_failure(m, "FrameMarkEnd without a matching FrameMarkStart (name %#llx)",

@@ -530,6 +530,8 @@ static void switch_in(model_t *m, int64_t t, uint64_t thread, uint8_t cpu)
     item->start = t;
     item->end = -1;
     item->cpu = cpu;
+    /* 64-72 kept no wakeup cpu: v0.14.0's loader gives such a record its cpu */
+    if (!m->rules.pending_wakeup) item->wakeup_cpu = cpu;
     item->reason = -1;
     item->state = -1;
     item->thread = 0;
@@ -555,7 +557,9 @@ void model_thread_wakeup(model_t *m, int64_t ticks, uint32_t thread, uint8_t cpu
     model_raise_time(m, t);
     thread_switches_t *ts = switches_for(m, thread);
     if (ts->v.n && ts->v.v[ts->v.n - 1].end < 0) {
-        /* Woken before it was switched out: keep it for the next switch-in. */
+        /* Woken before it was switched out: keep it for the next switch-in
+         * (74+; the servers before drop it). */
+        if (!m->rules.pending_wakeup) return;
         ts->pending_wakeup = t;
         ts->pending_wakeup_cpu = cpu;
         return;
@@ -574,7 +578,7 @@ void model_tid_to_pid(model_t *m, uint64_t tid, uint64_t pid)
 void model_hw_sample(model_t *m, int kind, uint64_t ip, int64_t ticks)
 {
     const int64_t t = ticks == 0 ? 0 : model_time(m, ticks);
-    model_raise_time(m, t);
+    if (m->rules.samples_raise_time) model_raise_time(m, t);
     bool fresh;
     uint64_t *v = hmap_put(&m->hw_map, ip, m->hw.n, &fresh);
     if (fresh) {
@@ -587,7 +591,7 @@ void model_hw_sample(model_t *m, int kind, uint64_t ip, int64_t ticks)
 void model_cpu_topology(model_t *m, uint32_t package, uint32_t die, uint32_t core, uint32_t thread)
 {
     VEC_PUSH(m->topology, package);
-    VEC_PUSH(m->topology, die);
+    VEC_PUSH(m->topology, m->rules.keep_die ? die : 0);
     VEC_PUSH(m->topology, core);
     VEC_PUSH(m->topology, thread);
 }
@@ -630,6 +634,8 @@ void model_fiber_enter(model_t *m, int64_t ticks, uint64_t fiber, uint32_t threa
     host->fiber = model_find_thread(m, tid);
     thread_switches_t *ts = switches_for(m, tid);
     model_compress_thread(m, thread);
+    /* (74's server never set this record's start, leaving whatever its
+     * memory held; 72 and 76 set it to t, as we do for every protocol) */
     ctx_switch_t run = { .wakeup = t, .start = t, .end = -1, .cpu = 0, .wakeup_cpu = 0,
                          .reason = CS_REASON_FIBER, .state = -1, .thread = thread };
     VEC_PUSH(ts->v, run);

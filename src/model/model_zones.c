@@ -264,6 +264,9 @@ void model_zone_value(model_t *m, uint64_t value)
     thread_t *t = annotated_thread(m, "ZoneValue");
     if (!t) return;
     char tmp[64];
-    int n = snprintf(tmp, sizeof tmp, "%" PRIu64 " [0x%" PRIx64 "]", value, value);
+    /* 64-69 wrote the decimal only (72 formatted the hex form into 32
+     * bytes, which a large value overruns; we keep the whole text) */
+    int n = m->rules.zone_value_hex ? snprintf(tmp, sizeof tmp, "%" PRIu64 " [0x%" PRIx64 "]", value, value)
+                                    : snprintf(tmp, sizeof tmp, "%" PRIu64, value);
     append_text(m, t, tmp, (size_t)n);
 }

@@ -480,7 +480,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 static bool start_decoding(capture_t *c)
 {
     int err;
-    c->dec = netdec_start(session_frames_offset(&c->session), notify_decoded, c, &err);
+    c->dec = netdec_start(session_frames_offset(&c->session), c->session.desc, notify_decoded, c, &err);
     if (!c->dec) {
         cannot_run(c, "cannot start the decoder thread", err);
         return false;

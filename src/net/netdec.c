@@ -285,7 +285,8 @@ static void free_unstarted(netdec_t *d)
     free(d);
 }
 
-netdec_t *netdec_start(uint64_t base_offset, void (*notify)(void *ctx), void *ctx, int *err)
+netdec_t *netdec_start(uint64_t base_offset, const proto_desc_t *desc, void (*notify)(void *ctx), void *ctx,
+                       int *err)
 {
     netdec_t *d = xcalloc(1, sizeof *d);
     pthread_mutex_init(&d->lock, NULL);
@@ -294,7 +295,7 @@ netdec_t *netdec_start(uint64_t base_offset, void (*notify)(void *ctx), void *ct
     pthread_cond_init(&d->to_spool, NULL);
     pthread_cond_init(&d->ready, NULL);
     frame_decoder_init(&d->frames, base_offset);
-    csdedup_init(&d->dedup);
+    csdedup_init(&d->dedup, desc);
     for (int i = 0; i < NETDEC_SLOTS; i++) d->buf[i] = xmalloc(PROTO_TARGET_FRAME_SIZE);
     d->notify = notify;
     d->ctx = ctx;

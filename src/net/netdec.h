@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "chunkpool.h"
+#include "protocols.h"
 #include "spool.h"
 
 typedef struct netdec netdec_t;
@@ -40,10 +41,12 @@ typedef struct {
     int slot;                   /* internal: the buffer to release */
 } netdec_item_t;
 
-/* Start the thread. base_offset: stream offset of the first frame byte.
+/* Start the thread for a stream of protocol `desc`. base_offset: stream
+ * offset of the first frame byte.
  * notify(ctx) is called from the decoder thread when items are ready.
  * NULL, with *err the errno, when the thread cannot start. */
-netdec_t *netdec_start(uint64_t base_offset, void (*notify)(void *ctx), void *ctx, int *err);
+netdec_t *netdec_start(uint64_t base_offset, const proto_desc_t *desc, void (*notify)(void *ctx), void *ctx,
+                       int *err);
 /* Also keep this pool of zone-log chunks topped up between frames. */
 void netdec_refill(netdec_t *d, chunkpool_t *pool);
 /* Append every byte pushed from now on to this spool, on a thread of its

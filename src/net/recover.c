@@ -77,7 +77,7 @@ static void feed_handshake(recovery_t *r)
         const size_t used = session_feed_handshake(s, r->buf, n);
         if (s->state != SESSION_STREAMING) continue;
         int err;
-        r->dec = netdec_start(session_frames_offset(s), on_decoded, &r->wake, &err);
+        r->dec = netdec_start(session_frames_offset(s), s->desc, on_decoded, &r->wake, &err);
         if (!r->dec) {
             char why[160];
             snprintf(r->c->start_error, sizeof r->c->start_error, "cannot start the decoder thread: %s",

@@ -14,8 +14,10 @@ void session_init(session_t *s, const proto_desc_t *desc, query_sink_fn sink, vo
     s->state = SESSION_HANDSHAKE;
     s->need = 1;
     queryq_init(&s->queries, query_space_for_sndbuf(16384), sink, sink_ctx);
+    queryq_set_protocol(&s->queries, desc->query_wire, desc->query_immediate);
     model_init(&s->model, &s->queries);
-    event_decoder_init(&s->events, &s->model);
+    s->model.rules = desc->rules;
+    event_decoder_init(&s->events, &s->model, desc);
 }
 
 void session_free(session_t *s)
@@ -86,7 +88,7 @@ static size_t feed_handshake(session_t *s, const uint8_t *p, size_t n)
                 s->state = SESSION_REJECTED;
                 break;
             }
-            s->need = PROTO_WELCOME_SIZE;
+            s->need = s->desc->welcome_size;
             s->have = 0;
             continue;
         }
@@ -94,16 +96,17 @@ static size_t feed_handshake(session_t *s, const uint8_t *p, size_t n)
         s->have += take;
         used += take;
         if (s->have < s->need) break;
-        if (s->need == PROTO_WELCOME_SIZE && welcome_on_demand(s->welcome)) {
+        const size_t size = s->desc->welcome_size;
+        if (s->need == size && welcome_on_demand(s->desc, s->welcome)) {
             s->need += PROTO_ONDEMAND_SIZE;
             continue;
         }
         welcome_t w;
-        welcome_parse(s->welcome, &w);
+        welcome_parse(s->desc, s->welcome, &w);
         model_welcome(&s->model, &w);
-        if (s->need > PROTO_WELCOME_SIZE) {
+        if (s->need > size) {
             on_demand_t od;
-            on_demand_parse(s->welcome + PROTO_WELCOME_SIZE, &od);
+            on_demand_parse(s->welcome + size, &od);
             model_on_demand(&s->model, &od);
         }
         s->welcomed = true;

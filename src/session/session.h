@@ -30,7 +30,7 @@ typedef struct {
     const proto_desc_t *desc;    /* the protocol this session speaks */
     session_state_t state;
     uint8_t status;              /* handshake status byte received */
-    uint8_t welcome[PROTO_WELCOME_SIZE + PROTO_ONDEMAND_SIZE];
+    uint8_t welcome[PROTO_WELCOME_MAX + PROTO_ONDEMAND_SIZE];
     size_t have, need;           /* handshake bytes */
     bool welcomed;
     model_t model;

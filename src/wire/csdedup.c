@@ -7,11 +7,12 @@
 #include "event.h"
 #include "proto.h"
 
-void csdedup_init(csdedup_t *d)
+void csdedup_init(csdedup_t *d, const proto_desc_t *desc)
 {
     *d = (csdedup_t){0};
     hashkey_draw(&d->key);
-    event_fixed_sizes(d->fixed);
+    proto_tables_init(&d->t, desc);
+    d->payload_type = d->t.wire[EV_CALLSTACK_PAYLOAD];
 }
 
 void csdedup_free(csdedup_t *d)
@@ -67,10 +68,10 @@ size_t csdedup_frame(csdedup_t *d, uint8_t *p, size_t n)
     }
     size_t off = 0, found = 0;
     while (off < n) {
-        size_t size = d->fixed[p[off]];
-        if (size == 0 || size > n - off) size = event_size(p + off, n - off, NULL, 0);
+        size_t size = d->t.fixed[p[off]];
+        if (size == 0 || size > n - off) size = event_size(&d->t, p + off, n - off, NULL, 0);
         if (size == 0) break;
-        if (p[off] == EV_CALLSTACK_PAYLOAD) {
+        if (p[off] == d->payload_type) {
             const uint64_t number = payload_number(d, p + off + 11, ld16(p + off + 9));
             memcpy(p + off + 1, &number, 8);
             found++;

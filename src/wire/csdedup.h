@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "hmap.h"
+#include "protocols.h"
 #include "util.h"
 
 #define CSDEDUP_CACHE 1024        /* recently seen payloads, by hash */
@@ -30,10 +31,12 @@ typedef struct {
     hmap_t by_hash;              /* hash (+ probe) -> payload number */
     VEC(uint8_t *) payloads;     /* number -> u16 length + bytes */
     unsigned skip;               /* frames left unwalked (see csdedup.c) */
-    uint8_t fixed[256];          /* event_fixed_sizes() */
+    proto_tables_t t;            /* the protocol's sizes (events are walked, not decoded) */
+    uint8_t payload_type;        /* its CallstackPayload type byte */
 } csdedup_t;
 
-void csdedup_init(csdedup_t *d);
+/* For the frames of protocol `desc`. */
+void csdedup_init(csdedup_t *d, const proto_desc_t *desc);
 void csdedup_free(csdedup_t *d);
 /* Number every CallstackPayload of one decoded frame in place. Returns
  * how many bytes of the frame were walked: every payload before that

@@ -1,4 +1,7 @@
-/* event.c - decoding of protocol-82 events (see event.h).
+/* event.c - decoding of the events of every supported protocol (see
+ * event.h). A wire byte is translated to its canonical type (protocol 82's
+ * numbering, the identity there) through the descriptor's table; the few
+ * events whose layout changed between releases branch on the layout bits.
  *
  * To find how an event type is handled: its case in decode_one() below
  * names the model_* handler that keeps it. */
@@ -10,20 +13,17 @@
 #include "proto.h"
 #include "zonerun.h"
 
-void event_decoder_init(event_decoder_t *d, model_t *m)
-{
-    *d = (event_decoder_t){ .model = m };
-    event_fixed_sizes(d->fixed);
-    m->event_name = proto_event_name;   /* the model's failure messages name events by it */
-}
+/* Messages of protocols before 82 carry no metadata: source User,
+ * severity Info, as v0.14.0's loader gives messages of older files. */
+#define MSG_META_DEFAULT 0x20
 
-void event_fixed_sizes(uint8_t out[256])
+void event_decoder_init(event_decoder_t *d, model_t *m, const proto_desc_t *desc)
 {
-    for (unsigned t = 0; t < 256; t++) {
-        const bool variable = t >= EV_STRING_DATA || t == EV_SINGLE_STRING_DATA || t == EV_SECOND_STRING_DATA ||
-                              t == EV_SINGLE_STRING_DATA8 || t == EV_SECOND_STRING_DATA8;
-        out[t] = t < EV_TYPE_COUNT && !variable ? proto_event_size[t] : 0;
-    }
+    *d = (event_decoder_t){ .model = m, .layout = desc->layout };
+    proto_tables_init(&d->t, desc);
+    for (unsigned b = 0; b < 256; b++)
+        d->names[b] = d->t.canon[b] != EV_NONE ? proto_event_name(d->t.canon[b]) : NULL;
+    m->event_names = d->names;   /* the model's failure messages name events by it */
 }
 
 int64_t event_delta64(int64_t v)
@@ -39,55 +39,85 @@ static inline int64_t advance(int64_t *ref, int64_t delta)
 }
 
 /* Size of the event at p (header included), or 0 if it does not fit. */
-static inline size_t size_at(const uint8_t *p, size_t left, char *err, size_t errlen)
+static inline size_t size_at(const proto_tables_t *t, const uint8_t *p, size_t left, char *err, size_t errlen)
 {
-    const uint8_t type = p[0];
+    const uint8_t type = p[0], ev = t->canon[type];
     size_t need;
-    if (type >= EV_TYPE_COUNT || proto_event_size[type] == 0) {
-        snprintf(err, errlen, "event type %u is not a protocol-82 type", type);
+    if (ev == EV_NONE) {
+        snprintf(err, errlen, "event type %u is not a protocol-%u type", type, t->desc->version);
         return 0;
     }
-    if (type >= EV_STRING_DATA) {
-        const bool wide = type == EV_FRAME_IMAGE_DATA || type == EV_SYMBOL_CODE || type == EV_SOURCE_CODE;
+    if (ev >= EV_STRING_DATA) {
+        const bool wide = ev == EV_FRAME_IMAGE_DATA || ev == EV_SYMBOL_CODE || ev == EV_SOURCE_CODE;
         const size_t hdr = 9 + (wide ? 4 : 2);
         if (left < hdr) goto truncated;
         need = hdr + (wide ? ld32(p + 9) : ld16(p + 9));
-    } else if (type == EV_SINGLE_STRING_DATA || type == EV_SECOND_STRING_DATA) {
+    } else if (ev == EV_SINGLE_STRING_DATA || ev == EV_SECOND_STRING_DATA) {
         if (left < 3) goto truncated;
-        need = 3 + (size_t)ld16(p + 1) + PROTO_OFFSET_8BIT;
-    } else if (type == EV_SINGLE_STRING_DATA8 || type == EV_SECOND_STRING_DATA8) {
+        need = 3 + (size_t)ld16(p + 1) + ((t->desc->layout & PL_STR16_MINUS256) ? PROTO_OFFSET_8BIT : 0);
+    } else if (ev == EV_SINGLE_STRING_DATA8 || ev == EV_SECOND_STRING_DATA8) {
         if (left < 2) goto truncated;
         need = 2 + (size_t)p[1];
     } else {
-        need = proto_event_size[type];
+        need = t->size[type];
     }
     if (need > left) {
         /* a length field past the frame (events never span frames) */
         snprintf(err, errlen, "%s event (type %u) is cut short: it claims %zu bytes, the frame ends %zu bytes after its start",
-                 proto_event_name(type), type, need, left);
+                 proto_event_name(ev), type, need, left);
         return 0;
     }
     return need;
 truncated:
     snprintf(err, errlen, "%s event (type %u) is cut short: the frame ends %zu bytes after its start",
-             proto_event_name(type), type, left);
+             proto_event_name(ev), type, left);
     return 0;
 }
 
-size_t event_size(const uint8_t *p, size_t left, char *err, size_t errlen)
+size_t event_size(const proto_tables_t *t, const uint8_t *p, size_t left, char *err, size_t errlen)
 {
-    return size_at(p, left, err, errlen);
+    return size_at(t, p, left, err, errlen);
 }
 
-static void decode_one(event_decoder_t *d, const uint8_t *p, size_t size, bool numbered)
+/* A 64-bit zone or sample delta: protocol 82 offsets a non-negative one. */
+static inline int64_t delta64(const event_decoder_t *d, int64_t v)
+{
+    return (d->layout & PL_COMPACT_TIMES) ? event_delta64(v) : v;
+}
+
+/* The metadata byte ending a message of 82, or the default before. */
+static inline uint8_t msg_meta(const event_decoder_t *d, const uint8_t *at)
+{
+    return (d->layout & PL_MSG_META) ? *at : MSG_META_DEFAULT;
+}
+
+/* A literal message's text address and metadata: 82 tags the address
+ * with the metadata byte, the earlier protocols send it plain. */
+static void literal_message(event_decoder_t *d, const uint8_t *p, uint64_t tagged, uint32_t color, bool callstack)
+{
+    if (d->layout & PL_MSG_META)
+        model_message(d->model, ldi64(p + 1), tagged >> 8, true, color, (uint8_t)tagged, callstack);
+    else
+        model_message(d->model, ldi64(p + 1), tagged, true, color, MSG_META_DEFAULT, callstack);
+}
+
+/* CallstackSample forms: 82 sends the thread first, the others the time. */
+static void callstack_sample64(event_decoder_t *d, const uint8_t *p, bool ctx_switch)
+{
+    if (d->layout & PL_COMPACT_TIMES)
+        model_callstack_sample(d->model, ld32(p + 1), advance(&d->ref_ctx, event_delta64(ldi64(p + 5))), ctx_switch);
+    else
+        model_callstack_sample(d->model, ld32(p + 9), advance(&d->ref_ctx, ldi64(p + 1)), ctx_switch);
+}
+
+static void decode_one(event_decoder_t *d, uint8_t type, const uint8_t *p, size_t size, bool numbered)
 {
     model_t *m = d->model;
-    const uint8_t type = p[0];
     switch (type) {
     /* ---- zones ---- */
     case EV_ZONE_BEGIN:
     case EV_ZONE_BEGIN_CALLSTACK:
-        model_zone_begin(m, advance(&d->ref_thread, event_delta64(ldi64(p + 1))), ld64(p + 9),
+        model_zone_begin(m, advance(&d->ref_thread, delta64(d, ldi64(p + 1))), ld64(p + 9),
                          type == EV_ZONE_BEGIN_CALLSTACK);
         break;
     case EV_ZONE_BEGIN32:
@@ -104,7 +134,7 @@ static void decode_one(event_decoder_t *d, const uint8_t *p, size_t size, bool n
         model_zone_begin_alloc(m, advance(&d->ref_thread, ldi64(p + 1)), type == EV_ZONE_BEGIN_ALLOC_SRCLOC_CALLSTACK);
         break;
     case EV_ZONE_END:
-        model_zone_end(m, advance(&d->ref_thread, event_delta64(ldi64(p + 1))));
+        model_zone_end(m, advance(&d->ref_thread, delta64(d, ldi64(p + 1))));
         break;
     case EV_ZONE_END32:
         model_zone_end(m, advance(&d->ref_thread, (int64_t)ld32(p + 1) + PROTO_OFFSET_16BIT));
@@ -157,28 +187,22 @@ static void decode_one(event_decoder_t *d, const uint8_t *p, size_t size, bool n
     /* ---- messages ---- */
     case EV_MESSAGE:
     case EV_MESSAGE_CALLSTACK:
-        model_message(m, ldi64(p + 1), 0, false, 0xFFFFFFFF, p[9], type == EV_MESSAGE_CALLSTACK);
+        model_message(m, ldi64(p + 1), 0, false, 0xFFFFFFFF, msg_meta(d, p + 9), type == EV_MESSAGE_CALLSTACK);
         break;
     case EV_MESSAGE_COLOR:
     case EV_MESSAGE_COLOR_CALLSTACK:
         model_message(m, ldi64(p + 1), 0, false, 0xFF000000u | ((uint32_t)p[9] << 16) | ((uint32_t)p[10] << 8) | p[11],
-                      p[12], type == EV_MESSAGE_COLOR_CALLSTACK);
+                      msg_meta(d, p + 12), type == EV_MESSAGE_COLOR_CALLSTACK);
         break;
     case EV_MESSAGE_LITERAL:
-    case EV_MESSAGE_LITERAL_CALLSTACK: {
-        const uint64_t tagged = ld64(p + 9);
-        model_message(m, ldi64(p + 1), tagged >> 8, true, 0xFFFFFFFF, (uint8_t)tagged,
-                      type == EV_MESSAGE_LITERAL_CALLSTACK);
+    case EV_MESSAGE_LITERAL_CALLSTACK:
+        literal_message(d, p, ld64(p + 9), 0xFFFFFFFF, type == EV_MESSAGE_LITERAL_CALLSTACK);
         break;
-    }
     case EV_MESSAGE_LITERAL_COLOR:
-    case EV_MESSAGE_LITERAL_COLOR_CALLSTACK: {
-        const uint64_t tagged = ld64(p + 12);
-        model_message(m, ldi64(p + 1), tagged >> 8, true,
-                      0xFF000000u | ((uint32_t)p[9] << 16) | ((uint32_t)p[10] << 8) | p[11], (uint8_t)tagged,
-                      type == EV_MESSAGE_LITERAL_COLOR_CALLSTACK);
+    case EV_MESSAGE_LITERAL_COLOR_CALLSTACK:
+        literal_message(d, p, ld64(p + 12), 0xFF000000u | ((uint32_t)p[9] << 16) | ((uint32_t)p[10] << 8) | p[11],
+                        type == EV_MESSAGE_LITERAL_COLOR_CALLSTACK);
         break;
-    }
     case EV_MESSAGE_APP_INFO: model_app_info(m, ldi64(p + 1)); break;
 
     /* ---- plots ---- */
@@ -201,8 +225,7 @@ static void decode_one(event_decoder_t *d, const uint8_t *p, size_t size, bool n
     case EV_CALLSTACK_SERIAL: model_callstack_serial(m); break;
     case EV_CALLSTACK_SAMPLE:
     case EV_CALLSTACK_SAMPLE_CTX_SWITCH:
-        model_callstack_sample(m, ld32(p + 1), advance(&d->ref_ctx, event_delta64(ldi64(p + 5))),
-                               type == EV_CALLSTACK_SAMPLE_CTX_SWITCH);
+        callstack_sample64(d, p, type == EV_CALLSTACK_SAMPLE_CTX_SWITCH);
         break;
     case EV_CALLSTACK_SAMPLE32:
     case EV_CALLSTACK_SAMPLE_CTX_SWITCH32:
@@ -302,7 +325,9 @@ static void decode_one(event_decoder_t *d, const uint8_t *p, size_t size, bool n
     case EV_CONTEXT_SWITCH:
         model_context_switch(m, advance(&d->ref_ctx, ldi64(p + 1)), ld32(p + 9), ld32(p + 13), p[17], p[18], p[19]);
         break;
-    case EV_THREAD_WAKEUP: model_thread_wakeup(m, advance(&d->ref_ctx, ldi64(p + 1)), ld32(p + 9), p[13]); break;
+    case EV_THREAD_WAKEUP:   /* 64-72: no cpu (0, as their server's record has) */
+        model_thread_wakeup(m, advance(&d->ref_ctx, ldi64(p + 1)), ld32(p + 9), (d->layout & PL_WAKEUP_CPU) ? p[13] : 0);
+        break;
     case EV_TID_TO_PID: model_tid_to_pid(m, ld64(p + 1), ld64(p + 9)); break;
     case EV_HW_SAMPLE_CPU_CYCLE:
     case EV_HW_SAMPLE_INSTRUCTION_RETIRED:
@@ -312,13 +337,17 @@ static void decode_one(event_decoder_t *d, const uint8_t *p, size_t size, bool n
     case EV_HW_SAMPLE_BRANCH_MISS:
         model_hw_sample(m, type - EV_HW_SAMPLE_CPU_CYCLE, ld64(p + 1), ldi64(p + 9));
         break;
-    case EV_CPU_TOPOLOGY: model_cpu_topology(m, ld32(p + 1), ld32(p + 5), ld32(p + 9), ld32(p + 13)); break;
+    case EV_CPU_TOPOLOGY:
+        if (d->layout & PL_TOPO_DIE) model_cpu_topology(m, ld32(p + 1), ld32(p + 5), ld32(p + 9), ld32(p + 13));
+        else model_cpu_topology(m, ld32(p + 1), 0, ld32(p + 5), ld32(p + 9));
+        break;
     case EV_PARAM_SETUP: model_param_setup(m, ld32(p + 1), ld64(p + 5), p[13], (int32_t)ld32(p + 14)); break;
     case EV_THREAD_GROUP_HINT: model_thread_group_hint(m, ld32(p + 1), (int32_t)ld32(p + 5)); break;
 
     /* ---- fibers and sections ---- */
     case EV_FIBER_ENTER:
-        model_fiber_enter(m, advance(&d->ref_thread, ldi64(p + 1)), ld64(p + 9), ld32(p + 17), (int32_t)ld32(p + 21));
+        model_fiber_enter(m, advance(&d->ref_thread, ldi64(p + 1)), ld64(p + 9), ld32(p + 17),
+                          (d->layout & PL_FIBER_GROUP) ? (int32_t)ld32(p + 21) : 0);
         break;
     case EV_FIBER_LEAVE: model_fiber_leave(m, advance(&d->ref_thread, ldi64(p + 1)), ld32(p + 9)); break;
     case EV_SECTION_ENTER: model_section_enter(m, advance(&d->ref_thread, ldi64(p + 1)), ld32(p + 9), ld16(p + 13)); break;
@@ -339,22 +368,25 @@ int event_decode_frame(event_decoder_t *d, const uint8_t *p, size_t n, size_t *w
 {
     size_t off = 0;
     while (off < n) {
-        const uint8_t type = p[off];
+        const uint8_t type = d->t.canon[p[off]];
         d->model->ev_at = p + off;
         if ((type >= EV_ZONE_BEGIN && type <= EV_ZONE_BEGIN16) || (type >= EV_ZONE_END && type <= EV_ZONE_END16)) {
-            const size_t used = zone_run(d->model, p + off, n - off, &d->ref_thread);
+            const size_t used = (d->layout & PL_COMPACT_TIMES)
+                                    ? zone_run(d->model, p + off, n - off, &d->ref_thread)
+                                    : zone_run_wide(d->model, p + off, n - off, &d->ref_thread,
+                                                    d->t.wire[EV_ZONE_BEGIN], d->t.wire[EV_ZONE_END]);
             if (used) {
                 off += used;
                 continue;
             }
         }
-        size_t size = d->fixed[type];
-        if (size == 0 || size > n - off) size = size_at(p + off, n - off, err, errlen);
+        size_t size = d->t.fixed[p[off]];
+        if (size == 0 || size > n - off) size = size_at(&d->t, p + off, n - off, err, errlen);
         if (size == 0) {
             *where = off;
             return -1;
         }
-        decode_one(d, p + off, size, off < d->numbered_until);
+        decode_one(d, type, p + off, size, off < d->numbered_until);
         off += size;
     }
     return 0;

@@ -2,7 +2,9 @@
  *
  * Event type numbers, their fixed wire sizes, the handshake and query
  * constants. See ../shared/spec/protocol-82.md, sections 2-5.  Only facts
- * live here; decoding is in event.c, framing in frame.c. */
+ * live here; decoding is in event.c, framing in frame.c. Protocol 82's
+ * event numbers are also the canonical types every older protocol's bytes
+ * are translated to (protocols.h, wire/proto/). */
 #ifndef TC_PROTO_H
 #define TC_PROTO_H
 

@@ -1,15 +1,55 @@
-/* protocols.c - the list of supported protocols and their lookup by
- * version or release name (see protocols.h). */
+/* protocols.c - the list of supported protocols, their lookup by version
+ * or release name, and the translation tables built from a descriptor
+ * (see protocols.h). */
 #include "protocols.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-extern const proto_desc_t proto82;
+/* Whether a canonical type carries a length field after its fixed part. */
+static bool has_length(uint8_t ev)
+{
+    return ev >= EV_STRING_DATA || ev == EV_SINGLE_STRING_DATA || ev == EV_SECOND_STRING_DATA ||
+           ev == EV_SINGLE_STRING_DATA8 || ev == EV_SECOND_STRING_DATA8;
+}
+
+/* The fixed size of a canonical type in this protocol. */
+static uint8_t size_of(const proto_desc_t *d, uint8_t ev)
+{
+    for (size_t i = 0; i < sizeof d->sizes / sizeof d->sizes[0] && d->sizes[i].size; i++)
+        if (d->sizes[i].ev == ev) return d->sizes[i].size;
+    return proto_event_size[ev];
+}
+
+void proto_tables_init(proto_tables_t *t, const proto_desc_t *d)
+{
+    memset(t, 0, sizeof *t);
+    t->desc = d;
+    memset(t->canon, EV_NONE, sizeof t->canon);
+    memset(t->wire, EV_NONE, sizeof t->wire);
+    for (unsigned b = 0; b < d->ntypes && b < 256; b++) {
+        const uint8_t ev = d->types[b];
+        if (ev >= EV_TYPE_COUNT) continue;
+        const uint8_t size = size_of(d, ev);
+        if (size == 0) continue;      /* client-internal: never on the wire */
+        t->canon[b] = ev;
+        t->wire[ev] = (uint8_t)b;
+        t->size[b] = size;
+        t->fixed[b] = has_length(ev) ? 0 : size;
+    }
+}
+
+extern const proto_desc_t proto82, proto76, proto74, proto72, proto69, proto66, proto64;
 
 const proto_desc_t *const proto_all[] = {
     &proto82,
+    &proto76,
+    &proto74,
+    &proto72,
+    &proto69,
+    &proto66,
+    &proto64,
     NULL,
 };
 

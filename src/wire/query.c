@@ -11,20 +11,36 @@ void queryq_init(queryq_t *q, int64_t space, query_sink_fn sink, void *ctx)
     q->space = space;
     q->sink = sink;
     q->sink_ctx = ctx;
+    for (uint8_t k = 0; k < 16; k++) q->wire_of[k] = k;
+    q->prio_below = SQ_DISCONNECT;
+}
+
+void queryq_set_protocol(queryq_t *q, const uint8_t wire_of[16], bool immediate)
+{
+    memcpy(q->wire_of, wire_of, sizeof q->wire_of);
+    q->prio_below = wire_of[SQ_DISCONNECT];
+    q->immediate = immediate;
 }
 
 void queryq_free(queryq_t *q)
 {
+    VEC_FREE(q->now);
     VEC_FREE(q->prio);
     VEC_FREE(q->normal);
 }
 
 void queryq_push(queryq_t *q, uint8_t type, uint64_t ptr, uint32_t extra)
 {
-    query_t x = { .type = type, .extra = extra, .ptr = ptr };
+    query_t x = { .type = type < 16 ? q->wire_of[type] : type, .extra = extra, .ptr = ptr };
     if (type < 16) q->issued[type]++;
-    if (type < SQ_PRIO_LIMIT) VEC_PUSH(q->prio, x);
-    else VEC_PUSH(q->normal, x);
+    if (q->immediate && q->space > 0 && queryq_waiting(q) == 0) {
+        q->space--;
+        VEC_PUSH(q->now, x);
+    } else if (x.type < q->prio_below) {
+        VEC_PUSH(q->prio, x);
+    } else {
+        VEC_PUSH(q->normal, x);
+    }
 }
 
 void query_encode(uint8_t out[13], uint8_t type, uint64_t ptr, uint32_t extra)
@@ -62,8 +78,26 @@ static void flush_one(queryq_t *q, query_t *v, size_t *n, size_t *head)
     }
 }
 
+/* Send the queries immediate mode took (their space already counted). */
+static void flush_now(queryq_t *q)
+{
+    uint8_t buf[13 * 256];
+    for (size_t i = 0; i < q->now.n;) {
+        size_t chunk = q->now.n - i < 256 ? q->now.n - i : 256;
+        for (size_t k = 0; k < chunk; k++) {
+            const query_t *x = &q->now.v[i + k];
+            query_encode(buf + 13 * k, x->type, x->ptr, x->extra);
+        }
+        if (q->sink) q->sink(q->sink_ctx, buf, 13 * chunk);
+        i += chunk;
+    }
+    q->sent += q->now.n;
+    q->now.n = 0;
+}
+
 void queryq_flush(queryq_t *q)
 {
+    flush_now(q);
     flush_one(q, q->prio.v, &q->prio.n, &q->prio_head);
     flush_one(q, q->normal.v, &q->normal.n, &q->normal_head);
 }

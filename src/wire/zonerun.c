@@ -1,6 +1,6 @@
 /* zonerun.c - runs of plain ZoneBegin/ZoneEnd events (see zonerun.h):
- * protocol 82's compact forms read here, each zone handed to the model's
- * inline fast path (model_zonelog.h). */
+ * protocol 82's compact forms and the older protocols' 64-bit ones read
+ * here, each zone handed to the model's inline fast path (model_zonelog.h). */
 #include "zonerun.h"
 
 #include "event.h"
@@ -51,6 +51,33 @@ size_t zone_run(model_t *m, const uint8_t *p, size_t n, int64_t *ref)
         p += size;
     }
 out:
+    zone_fast_done(m, rmax);
+    *ref = r;
+    return (size_t)(p - start);
+}
+
+size_t zone_run_wide(model_t *m, const uint8_t *p, size_t n, int64_t *ref, uint8_t begin_type, uint8_t end_type)
+{
+    const uint8_t *const start = p, *const end = p + n;
+    thread_t *t = zone_fast_thread(m);
+    if (!t) return 0;
+    int64_t r = *ref, rmax = INT64_MIN;
+    while (p < end) {
+        int64_t ticks;
+        if (*p == end_type && end - p >= 9) {
+            ticks = (int64_t)((uint64_t)r + (uint64_t)ldi64(p + 1));
+            if (!zone_fast_end(m, t, ticks, p)) break;
+            p += 9;
+        } else if (*p == begin_type && end - p >= 17) {
+            ticks = (int64_t)((uint64_t)r + (uint64_t)ldi64(p + 1));
+            if (!zone_fast_begin(m, t, ticks, ld64(p + 9))) break;
+            p += 17;
+        } else {
+            break;
+        }
+        if (ticks > rmax) rmax = ticks;
+        r = ticks;
+    }
     zone_fast_done(m, rmax);
     *ref = r;
     return (size_t)(p - start);

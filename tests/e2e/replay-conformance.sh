@@ -1,34 +1,50 @@
 #!/bin/sh
-# replay-conformance.sh FIXTURE_DIR TRACY_CAPTURE TRACY_CSV REPLAY_TOOL [--no-disasm]
+# replay-conformance.sh FIXTURE_DIR TRACY_CAPTURE TRACY_CSV REPLAY_TOOL [--no-disasm] [--protocol N]
 #
-# Replays a recorded Tracy 0.14 session (../shared/fixtures/NAME) into our
-# tracy-capture through the replay tool, then checks:
+# Replays a recorded Tracy session (../shared/fixtures/NAME) into our
+# tracy-capture through the replay tool (with --protocol N: a recording of
+# protocol N, which the replay tool then speaks and our capture is told to
+# offer; default 82), then checks:
 #  - with our own reader, that the saved file gives exactly the fixture's
 #    tracy-csvexport output (default, -e, -u, -m, -g);
 #  - that the reader's section-by-section summary of our file equals its
 #    summary of the fixture's upstream-written capture.tracy (every count:
-#    zones, locks, memory, GPU, call stacks, symbols, source files...);
+#    zones, locks, memory, GPU, call stacks, symbols, source files...); for
+#    an older release, of capture-0140.tracy, that file converted to the
+#    0.14 format by v0.14.0's tracy-update (our file is 0.14.0);
 #  - that the queries we sent equal upstream's recorded ones, byte for byte.
 # With CONFORMANCE_MODE=recover the capture reads the recording itself
 # (tracy-capture --recover) instead of a replay; there are no queries to
 # compare then.
 # Exit 77 (skip) when the fixture or python3 is not available.
 set -u
-fx=$1 capture=$2 reader=$3 replay=$4 s2c_opt=${5:-}
+fx=$1 capture=$2 reader=$3 replay=$4
+shift 4
+s2c_opt= protocol=82 proto_opt=
+while [ $# -gt 0 ]; do
+    case $1 in
+    --no-disasm) s2c_opt=--no-disasm ;;
+    --protocol) protocol=$2 proto_opt="--protocol $2"; shift ;;
+    *) echo "usage: unknown option $1"; exit 2 ;;
+    esac
+    shift
+done
 name=$(basename "$fx")
+theirs_file=$fx/capture.tracy
+[ -f "$fx/capture-0140.tracy" ] && theirs_file=$fx/capture-0140.tracy
 . "$(dirname "$0")/replay-common.sh"
 skip_unless_replayable "$fx"
 make_tmp
 
 if [ "${CONFORMANCE_MODE:-replay}" = recover ]; then
-    "$capture" -o "$tmp/out.tracy" --recover "$fx/client-to-server.bin" -q 2>"$tmp/capture.err"
+    "$capture" -o "$tmp/out.tracy" --recover "$fx/client-to-server.bin" $proto_opt -q 2>"$tmp/capture.err"
     rc=$?
 else
-    start_replay "$replay" --linger 20 --save-s2c "$tmp/s2c.bin" "$fx"
+    start_replay "$replay" --version "$protocol" --linger 20 --save-s2c "$tmp/s2c.bin" "$fx"
 
     # Answers to the disassembly-driven queries of upstream are not ours to
     # wait for in a replay: keep the end wait short.
-    "$capture" -o "$tmp/out.tracy" -p "$port" --connect-timeout 10 --end-timeout 1 -q 2>"$tmp/capture.err"
+    "$capture" -o "$tmp/out.tracy" -p "$port" $proto_opt --connect-timeout 10 --end-timeout 1 -q 2>"$tmp/capture.err"
     rc=$?
     wait $rpid
 fi
@@ -59,7 +75,7 @@ fi
 check -u "$tmp/unwrap.csv"
 check -m "$fx/messages.csv"
 # Every section, counted, against upstream's own file of the session.
-"$reader" --summary "$fx/capture.tracy" | sort > "$tmp/theirs.sum"
+"$reader" --summary "$theirs_file" | sort > "$tmp/theirs.sum"
 "$reader" --summary "$tmp/out.tracy" | sort > "$tmp/ours.sum"
 if cmp -s "$tmp/theirs.sum" "$tmp/ours.sum"; then
     echo "ok: $name summary of every section matches upstream's file ($(wc -l < "$tmp/ours.sum") lines)"
@@ -76,6 +92,6 @@ fi
 
 # The queries we sent, against upstream's recorded ones.
 if [ -n "$rpid" ]; then
-    python3 "$(dirname "$0")/compare-s2c.py" $s2c_opt "$tmp/s2c.bin" "$fx/server-to-client.bin" || fail=1
+    python3 "$(dirname "$0")/compare-s2c.py" $s2c_opt --protocol "$protocol" "$tmp/s2c.bin" "$fx/server-to-client.bin" || fail=1
 fi
 exit $fail

@@ -140,7 +140,7 @@ void fuzz_feed_session(session_t *s, const uint8_t *p, size_t n)
     uint64_t rng = fuzz_hash(p, n < 64 ? n : 64, n);
     const bool disconnect = rng & 1, numbered = rng & 2;
     numbered_feed_t f = { .s = s };
-    csdedup_init(&f.dedup);
+    csdedup_init(&f.dedup, proto_by_version(82));
     if (numbered) f.copy = malloc(PROTO_TARGET_FRAME_SIZE);
     size_t fed = 0;
     while (fed < n && s->state <= SESSION_STREAMING) {

@@ -1,7 +1,8 @@
 /* test_model.c - unit tests of the trace model's upstream-mirroring rules:
  * source-location ids, FIFO matching of SourceLocation answers, thread
  * numbering, message order on equal times, frame-set merging, the
- * end-of-session conditions, and zone texts joined from many parts. */
+ * end-of-session conditions, zone texts joined from many parts, and each
+ * rule by which the releases' servers differ (model_rules_t). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -337,6 +338,205 @@ START_TEST(chunk_pool_deepens_only_when_takes_find_it_empty)
 }
 END_TEST
 
+/* ---- the rules of each release's server (model_rules_t) -------------------- */
+
+/* A model with protocol 82's rules but `on` for the rule `field`,
+ * welcomed with w. */
+#define RULE_SETUP(f, field, on, w)                      \
+    do {                                                 \
+        queryq_init(&(f)->q, 1000, NULL, NULL);          \
+        model_init(&(f)->m, &(f)->q);                    \
+        (f)->m.rules.field = (on);                       \
+        model_welcome(&(f)->m, (w));                     \
+    } while (0)
+
+static const welcome_t plain_welcome = { .timer_mul = 1.0 };
+
+START_TEST(rule_zone_value_hex)
+{
+    for (int on = 0; on < 2; on++) {
+        fixture_t f;
+        RULE_SETUP(&f, zone_value_hex, on, &plain_welcome);
+        model_thread_context(&f.m, 5);
+        model_zone_begin(&f.m, 10, 0x600, false);
+        model_zone_value(&f.m, 26);
+        model_zone_end(&f.m, 20);
+        ck_assert_str_eq(strtab_get(&f.m.strings, f.m.zone_extras.v[1].text - 1), on ? "26 [0x1a]" : "26");
+        teardown(&f);
+    }
+}
+END_TEST
+
+/* A stack with the same address twice (recursion): 76+ ask once; before,
+ * every time it is met unanswered, and a second answer is walked over. */
+START_TEST(rule_frame_query_once)
+{
+    for (int on = 0; on < 2; on++) {
+        fixture_t f;
+        RULE_SETUP(&f, frame_query_once, on, &plain_welcome);
+        const uint64_t stack[3] = { 0x401000, 0x402000, 0x401000 };
+        model_callstack_payload(&f.m, (const uint8_t *)stack, sizeof stack);
+        ck_assert_uint_eq(f.q.issued[SQ_CALLSTACK_FRAME], on ? 2 : 3);
+        ck_assert_uint_eq(f.m.pending_frames, on ? 2 : 3);
+        for (int k = 0; k < (on ? 2 : 3); k++) {
+            model_callstack_frame_size(&f.m, stack[k == 1], 1);
+            model_callstack_frame(&f.m, 10 + k, 0, 0);
+        }
+        ck_assert_uint_eq(f.m.pending_frames, 0);
+        ck_assert_uint_eq(f.m.frame_data.n, 2);          /* the second answer to 0x401000: not kept */
+        ck_assert_uint_eq(f.m.frame_data.v[0].frames[0].line, 10);
+        ck_assert_uint_eq(f.m.failures, 0);
+        /* an empty answer: before 76 the address is asked again */
+        const uint64_t lone = 0x403000;
+        model_callstack_payload(&f.m, (const uint8_t *)&lone, 8);
+        model_callstack_frame_size(&f.m, lone, 0);
+        const uint64_t again[2] = { 0x403000, 0x401000 };
+        model_callstack_payload(&f.m, (const uint8_t *)again, sizeof again);
+        ck_assert_uint_eq(f.q.issued[SQ_CALLSTACK_FRAME], on ? 3 : 5);
+        teardown(&f);
+    }
+}
+END_TEST
+
+/* 76 also asks for an allocated call stack's own frames, by their ids. */
+START_TEST(rule_query_alloc_frames)
+{
+    for (int on = 0; on < 2; on++) {
+        fixture_t f;
+        RULE_SETUP(&f, query_alloc_frames, on, &plain_welcome);
+        const uint8_t payload[] = { 1, 7, 0, 0, 0, 2, 0, 'f', 'n', 2, 0, 'a', '.' };
+        model_callstack_alloc_payload(&f.m, payload, sizeof payload);
+        ck_assert_uint_eq(f.q.issued[SQ_CALLSTACK_FRAME], on ? 1 : 0);
+        ck_assert_uint_eq(f.m.callstacks.n, 2);
+        teardown(&f);
+    }
+}
+END_TEST
+
+/* FrameMarkMsgEnd of a name never started: 64 creates the set and asks its
+ * name; the others create nothing. Both fail (no OnDemand). */
+START_TEST(rule_frame_end_creates_set)
+{
+    for (int on = 0; on < 2; on++) {
+        fixture_t f;
+        RULE_SETUP(&f, frame_end_creates_set, on, &plain_welcome);
+        const size_t sets = f.m.nframesets;
+        model_frame_mark_end(&f.m, 100, 0xF00);
+        ck_assert_uint_eq(f.m.nframesets, sets + (on ? 1 : 0));
+        ck_assert_uint_eq(f.q.issued[SQ_FRAME_NAME], on ? 1 : 0);
+        ck_assert_uint_eq(f.m.failures, 1);
+        teardown(&f);
+    }
+}
+END_TEST
+
+START_TEST(rule_on_demand_ignores_frame_end)
+{
+    const welcome_t od = { .timer_mul = 1.0, .on_demand = true };
+    for (int on = 0; on < 2; on++) {
+        fixture_t f;
+        RULE_SETUP(&f, on_demand_ignores_frame_end, on, &od);
+        model_frame_mark_end(&f.m, 100, 0xF00);
+        ck_assert_uint_eq(f.m.failures, on ? 0 : 1);
+        teardown(&f);
+    }
+}
+END_TEST
+
+/* 64 kept the last time of samples (call stack, hardware) to itself. */
+START_TEST(rule_samples_raise_time)
+{
+    for (int on = 0; on < 2; on++) {
+        fixture_t f;
+        RULE_SETUP(&f, samples_raise_time, on, &plain_welcome);
+        const uint64_t stack[1] = { 0x401000 };
+        model_callstack_payload(&f.m, (const uint8_t *)stack, sizeof stack);
+        model_callstack_sample(&f.m, 3, 5000, false);
+        ck_assert_int_eq(f.m.last_time, on ? 5000 : 0);
+        model_hw_sample(&f.m, 0, 0x401000, 7000);
+        ck_assert_int_eq(f.m.last_time, on ? 7000 : 0);
+        ck_assert_uint_eq(f.m.samples_total, 1);
+        teardown(&f);
+    }
+}
+END_TEST
+
+/* A wakeup of a thread still running: 74+ keep it for the next switch-in
+ * (with its cpu); before, it is dropped and the new record's wakeup is
+ * the switch-in, its wakeup cpu the switch-in's cpu. */
+START_TEST(rule_pending_wakeup)
+{
+    for (int on = 0; on < 2; on++) {
+        fixture_t f;
+        RULE_SETUP(&f, pending_wakeup, on, &plain_welcome);
+        model_context_switch(&f.m, 100, 0, 55, 1, 0, 0);     /* 55 runs on cpu 1 */
+        model_thread_wakeup(&f.m, 150, 55, 3);               /* woken while running */
+        model_context_switch(&f.m, 200, 55, 0, 1, 0, 0);     /* switched out */
+        model_context_switch(&f.m, 300, 0, 55, 2, 0, 0);     /* in again on cpu 2 */
+        const thread_switches_t *ts = &f.m.switches.v[*hmap_get(&f.m.switch_map, 55)];
+        ck_assert_uint_eq(ts->v.n, 2);
+        ck_assert_int_eq(ts->v.v[1].wakeup, on ? 150 : 300);
+        ck_assert_uint_eq(ts->v.v[1].wakeup_cpu, on ? 3 : 2);
+        ck_assert_uint_eq(ts->v.v[1].cpu, 2);
+        /* a wakeup of a thread not running makes a record in both */
+        model_context_switch(&f.m, 400, 55, 0, 2, 0, 0);
+        model_thread_wakeup(&f.m, 450, 55, 4);
+        model_context_switch(&f.m, 500, 0, 55, 0, 0, 0);
+        ck_assert_uint_eq(ts->v.n, 3);
+        ck_assert_int_eq(ts->v.v[2].wakeup, 450);
+        ck_assert_uint_eq(ts->v.v[2].wakeup_cpu, on ? 4 : 0);
+        teardown(&f);
+    }
+}
+END_TEST
+
+START_TEST(rule_keep_die)
+{
+    for (int on = 0; on < 2; on++) {
+        fixture_t f;
+        RULE_SETUP(&f, keep_die, on, &plain_welcome);
+        model_cpu_topology(&f.m, 1, 2, 3, 4);
+        ck_assert_uint_eq(f.m.topology.v[1], on ? 2 : 0);
+        ck_assert_uint_eq(f.m.topology.v[2], 3);
+        teardown(&f);
+    }
+}
+END_TEST
+
+/* With IgnoreMemFaults, 82 takes a second allocation of a live address
+ * (the first is freed); before, it is a failure whatever the flags. */
+START_TEST(rule_mem_alloc_twice_ok)
+{
+    const welcome_t ign = { .timer_mul = 1.0, .ignore_mem_faults = true };
+    for (int on = 0; on < 2; on++) {
+        fixture_t f;
+        RULE_SETUP(&f, mem_alloc_twice_ok, on, &ign);
+        model_mem_alloc(&f.m, 10, 1, 0x1000, 64, false, false);
+        model_mem_alloc(&f.m, 20, 1, 0x1000, 32, false, false);
+        ck_assert_uint_eq(f.m.failures, on ? 0 : 1);
+        ck_assert_uint_eq(memlog_count(&f.m.pools.v[0].events), on ? 2 : 1);
+        teardown(&f);
+    }
+}
+END_TEST
+
+/* A source file becomes known from a client without CodeTransfer: 82 does
+ * not ask for it, the releases before do (the executable time is known). */
+START_TEST(rule_source_needs_code_transfer)
+{
+    const welcome_t nocode = { .timer_mul = 1.0, .exec_time = 1700000000 };
+    for (int on = 0; on < 2; on++) {
+        fixture_t f;
+        RULE_SETUP(&f, source_needs_code_transfer, on, &nocode);
+        const uint8_t payload[] = { 0, 0, 0, 0, 7, 0, 0, 0, 'f', 0, 'a', '.', 'c', 0 };
+        model_source_location_payload(&f.m, payload, sizeof payload);
+        ck_assert_uint_eq(f.q.issued[SQ_SOURCE_CODE], on ? 0 : 1);
+        ck_assert_uint_eq(f.q.issued[SQ_DATA_TRANSFER], on ? 0 : 1);
+        teardown(&f);
+    }
+}
+END_TEST
+
 Suite *model_suite(void)
 {
     Suite *s = suite_create("trace model");
@@ -351,6 +551,16 @@ Suite *model_suite(void)
     tcase_add_test(tc, memory_events_of_every_width_survive_sealing);
     tcase_add_test(tc, chunk_pool_deepens_only_when_takes_find_it_empty);
     tcase_add_test(tc, zone_text_parts_are_joined_and_interned_once);
+    tcase_add_test(tc, rule_zone_value_hex);
+    tcase_add_test(tc, rule_frame_query_once);
+    tcase_add_test(tc, rule_query_alloc_frames);
+    tcase_add_test(tc, rule_frame_end_creates_set);
+    tcase_add_test(tc, rule_on_demand_ignores_frame_end);
+    tcase_add_test(tc, rule_samples_raise_time);
+    tcase_add_test(tc, rule_pending_wakeup);
+    tcase_add_test(tc, rule_keep_die);
+    tcase_add_test(tc, rule_mem_alloc_twice_ok);
+    tcase_add_test(tc, rule_source_needs_code_transfer);
     suite_add_tcase(s, tc);
     return s;
 }

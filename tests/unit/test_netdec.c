@@ -141,7 +141,7 @@ static void wait_until_spooled(netdec_t *d)
 static netdec_t *push_all_spooled(const stream_t *s, temp_spool_t *ts)
 {
     int start_err;
-    netdec_t *d = netdec_start(0, on_ready, NULL, &start_err);
+    netdec_t *d = netdec_start(0, proto_by_version(82), on_ready, NULL, &start_err);
     ck_assert_ptr_nonnull(d);
     ck_assert_int_eq(netdec_spool(d, &ts->spool), 0);
     push_all(d, s);
@@ -224,7 +224,7 @@ START_TEST(without_a_spool_waiting_input_stays_in_memory)
     stream_t s;
     make_stream(&s);
     int start_err;
-    netdec_t *d = netdec_start(0, on_ready, NULL, &start_err);
+    netdec_t *d = netdec_start(0, proto_by_version(82), on_ready, NULL, &start_err);
     ck_assert_ptr_nonnull(d);
     push_all(d, &s);
     sleep_ms(50);
