@@ -11,7 +11,7 @@
 #include "config.h"
 #include "disasm.h"
 
-enum { OPT_CONNECT_TIMEOUT = 256, OPT_END_TIMEOUT, OPT_RECOVER, OPT_SPOOL, OPT_KEEP_SPOOL, OPT_NO_SPOOL };
+enum { OPT_CONNECT_TIMEOUT = 256, OPT_END_TIMEOUT, OPT_RECOVER, OPT_SPOOL, OPT_KEEP_SPOOL, OPT_NO_SPOOL, OPT_FORMAT };
 
 static const struct option long_options[] = {
     { "output", required_argument, NULL, 'o' },
@@ -26,6 +26,7 @@ static const struct option long_options[] = {
     { "spool", required_argument, NULL, OPT_SPOOL },
     { "keep-spool", no_argument, NULL, OPT_KEEP_SPOOL },
     { "no-spool", no_argument, NULL, OPT_NO_SPOOL },
+    { "format", required_argument, NULL, OPT_FORMAT },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
@@ -59,6 +60,9 @@ static void print_help(FILE *out)
         "                             (default FILE.spool), for --recover after a kill\n"
         "      --keep-spool           keep the spool after a successful save\n"
         "      --no-spool             do not spool\n"
+        "      --format VERSION       save in the file format of that Tracy release,\n"
+        "                             for its tools (0.10 .. 0.14, default 0.14.0;\n"
+        "                             what the format cannot hold is left out)\n"
         "  -q, --quiet                print only errors and warnings\n"
         "  -h, --help                 show this help and exit\n"
         "  -V, --version              show the version and exit\n"
@@ -134,6 +138,17 @@ static int long_matches(const char *name)
     return n;
 }
 
+/* --format VERSION: a release whose file format the writer knows. */
+static int parse_format(const char *arg, const file_format_t **out)
+{
+    *out = file_format_by_name(arg);
+    if (*out) return 0;
+    char list[256];
+    file_format_list_text(list, sizeof list);
+    fprintf(stderr, "tracy-capture: unknown file format '%s'; --format takes one of: %s\n", arg, list);
+    return -1;
+}
+
 /* Options that cannot go together, and values that cannot be empty. */
 static int check_combination(const options_t *o)
 {
@@ -188,6 +203,9 @@ int cli_parse(options_t *o, int argc, char **argv)
         case OPT_SPOOL: o->spool = optarg; break;
         case OPT_KEEP_SPOOL: o->keep_spool = true; break;
         case OPT_NO_SPOOL: o->no_spool = true; break;
+        case OPT_FORMAT:
+            if (parse_format(optarg, &o->format)) return EXIT_USAGE;
+            break;
         case 'q': o->quiet = true; break;
         case 'h': print_help(stdout); return EXIT_OK;
         case 'V':
