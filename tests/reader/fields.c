@@ -68,12 +68,26 @@ static void write_group_hints(const tf_model *m, FILE *out)
         fprintf(out, "thread %" PRIu64 " groupHint: %" PRId32 "\n", m->threads[i].id, m->threads[i].group_hint);
 }
 
-/* Per thread: the records, the sum of their CPUs and of their wake-up
- * CPUs, and how many wake up on another CPU than they run on. */
-static void write_wakeup_cpus(const tf_model *m, FILE *out)
+static int ctx_thread_cmp(const void *pa, const void *pb)
 {
+    const tf_thread_ctx_switches *a = *(const tf_thread_ctx_switches *const *)pa;
+    const tf_thread_ctx_switches *b = *(const tf_thread_ctx_switches *const *)pb;
+    return a->thread < b->thread ? -1 : a->thread > b->thread;
+}
+
+/* Per thread (by id: the writers' order is their hash map's): the
+ * records, the sum of their CPUs and of their wake-up CPUs, and how many
+ * wake up on another CPU than they run on. */
+static int write_wakeup_cpus(const tf_model *m, FILE *out)
+{
+    const tf_thread_ctx_switches **by_id = malloc((m->ctx_thread_count ? m->ctx_thread_count : 1) * sizeof *by_id);
+    if (!by_id)
+        return -1;
+    for (size_t i = 0; i < m->ctx_thread_count; i++)
+        by_id[i] = &m->ctx_threads[i];
+    qsort(by_id, m->ctx_thread_count, sizeof *by_id, ctx_thread_cmp);
     for (size_t i = 0; i < m->ctx_thread_count; i++) {
-        const tf_thread_ctx_switches *t = &m->ctx_threads[i];
+        const tf_thread_ctx_switches *t = by_id[i];
         uint64_t cpu = 0, wakeup = 0, differ = 0;
         for (size_t k = 0; k < t->count; k++) {
             cpu += t->records[k].cpu;
@@ -83,6 +97,8 @@ static void write_wakeup_cpus(const tf_model *m, FILE *out)
         fprintf(out, "context switches of thread %" PRIu64 ": %zu, cpu sum %" PRIu64 ", wakeupCpu sum %" PRIu64
                 ", wakeupCpu != cpu: %" PRIu64 "\n", t->thread, t->count, cpu, wakeup, differ);
     }
+    free(by_id);
+    return 0;
 }
 
 static void write_gpu_notes(const tf_model *m, FILE *out)
@@ -116,7 +132,8 @@ int fields_write(const tf_model *m, FILE *out)
     write_sections(m, out);
     write_messages(m, out);
     write_group_hints(m, out);
-    write_wakeup_cpus(m, out);
+    if (write_wakeup_cpus(m, out) != 0)
+        return -1;
     write_gpu_notes(m, out);
     return 0;
 }
