@@ -176,7 +176,7 @@ static int bench_decode(const char *path, const char *log_path)
         struct timespec c0, c1;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
         tfile_open(&tf, sink, atoi(getenv("BENCH_WRITE")), 4, tfile_workers_for(4));
-        writer_write_trace(&s.model, &tf);
+        writer_write_trace(&s.model, file_format_default(), &tf);
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
         tfile_close(&tf);
         printf("write %llu payload bytes at level %s in %.3f s (producing: %.3f s of CPU)\n",

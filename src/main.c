@@ -324,7 +324,10 @@ static int save_trace(capture_t *c, int rc)
     if (!c->opts->quiet) summary_saving(c);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    save_opts_t so = { .level = 3, .streams = 4, .replace = c->opts->force, .tmp_path = &save_tmp_path };
+    /* by default the format of the client's own release, which its profiler opens */
+    const file_format_t *format = c->opts->format ? c->opts->format : file_format_by_name(c->session.desc->file_format);
+    save_opts_t so = { .level = 3, .streams = format->legacy ? 1 : 4, .format = format, .replace = c->opts->force,
+                       .tmp_path = &save_tmp_path };
     model_finish(&c->session.model);
     const int placed = writer_save(&c->session.model, c->save_path, &so);
     if (placed < 0) {

@@ -13,7 +13,7 @@
 #include "protocols.h"
 
 enum { OPT_CONNECT_TIMEOUT = 256, OPT_END_TIMEOUT, OPT_RECOVER, OPT_SPOOL, OPT_KEEP_SPOOL, OPT_NO_SPOOL,
-       OPT_PROTOCOL };
+       OPT_PROTOCOL, OPT_FORMAT };
 
 static const struct option long_options[] = {
     { "output", required_argument, NULL, 'o' },
@@ -29,6 +29,7 @@ static const struct option long_options[] = {
     { "keep-spool", no_argument, NULL, OPT_KEEP_SPOOL },
     { "no-spool", no_argument, NULL, OPT_NO_SPOOL },
     { "protocol", required_argument, NULL, OPT_PROTOCOL },
+    { "format", required_argument, NULL, OPT_FORMAT },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
@@ -65,6 +66,9 @@ static void print_help(FILE *out)
         "      --protocol N|RELEASE   speak only this protocol (82, 76, 74, 72, 69, 66,\n"
         "                             64, or a release such as 0.13 or 0.11.1) instead\n"
         "                             of searching for the client's\n"
+        "      --format VERSION       save in the file format of that Tracy release,\n"
+        "                             for its tools (0.10 .. 0.14, default 0.14.0;\n"
+        "                             what the format cannot hold is left out)\n"
         "  -q, --quiet                print only errors and warnings\n"
         "  -h, --help                 show this help and exit\n"
         "  -V, --version              show the version and exit\n"
@@ -140,6 +144,17 @@ static int long_matches(const char *name)
     return n;
 }
 
+/* --format VERSION: a release whose file format the writer knows. */
+static int parse_format(const char *arg, const file_format_t **out)
+{
+    *out = file_format_by_name(arg);
+    if (*out) return 0;
+    char list[256];
+    file_format_list_text(list, sizeof list);
+    fprintf(stderr, "tracy-capture: unknown file format '%s'; --format takes one of: %s\n", arg, list);
+    return -1;
+}
+
 /* Options that cannot go together, and values that cannot be empty. */
 static int check_combination(const options_t *o)
 {
@@ -203,6 +218,9 @@ int cli_parse(options_t *o, int argc, char **argv)
                         "release (such as 0.13 or 0.11.1), not '%s'\n", list, optarg);
                 return EXIT_USAGE;
             }
+            break;
+        case OPT_FORMAT:
+            if (parse_format(optarg, &o->format)) return EXIT_USAGE;
             break;
         case 'q': o->quiet = true; break;
         case 'h': print_help(stdout); return EXIT_OK;

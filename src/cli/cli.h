@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "format.h"
+
 /* Exit codes (documented in man/tracy-capture.1). 0-5 are upstream's. */
 enum exit_code {
     EXIT_OK = 0,
@@ -35,6 +37,7 @@ typedef struct {
     const char *spool;           /* where to spool received bytes (NULL: OUTPUT.spool) */
     bool no_spool, keep_spool;
     const struct proto_desc *protocol;   /* --protocol: offer only this one (NULL: the version search) */
+    const file_format_t *format; /* --format; NULL: the default */
 } options_t;
 
 /* Parse argv into opts. Returns -1 to go on, or an exit code (help and

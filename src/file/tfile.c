@@ -123,7 +123,21 @@ int tfile_workers_for(int streams)
 
 #define WORKER_STACK (1u << 20)
 
-int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers)
+/* The container's first bytes: 'tr' 0xFD 'P', compression type 1 (zstd)
+ * and the stream count; or the legacy 'tZst' alone. */
+static size_t container_header(uint8_t *out, bool legacy, int streams)
+{
+    static const uint8_t legacy_zstd[4] = { 't', 'Z', 's', 't' };
+    if (legacy) {
+        memcpy(out, legacy_zstd, sizeof legacy_zstd);
+        return sizeof legacy_zstd;
+    }
+    const uint8_t header[6] = { 't', 'r', 0xFD, 'P', 1, (uint8_t)streams };
+    memcpy(out, header, sizeof header);
+    return sizeof header;
+}
+
+static int open_container(tfile_t *t, FILE *fp, int level, int streams, int workers, bool legacy)
 {
     memset(t, 0, sizeof *t);
     t->fp = fp;
@@ -176,11 +190,19 @@ int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers)
     pthread_attr_destroy(&attr);
     t->stage = xmalloc(TFILE_CHUNK);
     t->out = xmalloc(TFILE_OUT_BATCH + 4 + t->outcap);
-    const uint8_t header[6] = { 't', 'r', 0xFD, 'P', 1, (uint8_t)t->streams };
-    memcpy(t->out, header, sizeof header);
-    t->out_used = sizeof header;
-    t->file_bytes = sizeof header;
+    t->out_used = container_header(t->out, legacy, t->streams);
+    t->file_bytes = t->out_used;
     return 0;
+}
+
+int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers)
+{
+    return open_container(t, fp, level, streams, workers, false);
+}
+
+int tfile_open_legacy(tfile_t *t, FILE *fp, int level, int streams)
+{
+    return open_container(t, fp, level, streams == 0 ? 0 : 1, 1, true);
 }
 
 static void write_out(tfile_t *t, size_t n)

@@ -1,7 +1,10 @@
 /* tfile.h - the .tracy container writer: the payload is cut into 64 KiB
  * chunks, chunk k is compressed by zstd stream k mod N (each stream one
  * never-ended zstd frame, flushed per chunk) and written as u32 size +
- * bytes after the 6-byte header (tracy-file-0.14.md section 1).
+ * bytes after the 6-byte header (tracy-file-0.14.md section 1). The
+ * legacy container of 0.10 is the same with one stream after a 4-byte
+ * header, 'tZst', that has no type or stream-count byte
+ * (tracy-file-older.md section 1.2).
  *
  * Compression runs on worker threads while the caller goes on producing
  * the payload; blocks are written in chunk order. The stream count is a
@@ -80,6 +83,9 @@ struct tfile {
  * ones that did, or with none to the caller's thread. Returns 0, or -1
  * (errno set) with nothing left to close. */
 int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers);
+/* The same for the legacy container: one stream (streams 0: compressed
+ * on the caller's thread; any other count: by one worker). */
+int tfile_open_legacy(tfile_t *t, FILE *fp, int level, int streams);
 /* The compression threads worth running on this machine for `streams`:
  * one per online CPU, at most one per stream. */
 int tfile_workers_for(int streams);

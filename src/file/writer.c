@@ -1,5 +1,7 @@
 /* writer.c - the .tracy payload writer (see writer.h). Sections are written
- * by one function each, in file order; trace_write() lists them. */
+ * by one function each, in file order; writer_write_trace() lists them.
+ * The few that differ between formats ask the format (file_format_t) at
+ * the fields concerned. */
 #include "writer.h"
 
 #include "config.h"
@@ -49,10 +51,11 @@ static uint64_t string_id(uint32_t idx) { return (uint64_t)idx + 1; }
 
 /* ---- sections ------------------------------------------------------------------- */
 
-static void write_capture_info(const model_t *m, tfile_t *f)
+static void write_capture_info(const model_t *m, const file_format_t *fmt, tfile_t *f)
 {
-    static const uint8_t header[8] = { 't', 'r', 'a', 'c', 'y', 0, 14, 0 };
+    const uint8_t header[8] = { 't', 'r', 'a', 'c', 'y', fmt->stamp[0], fmt->stamp[1], fmt->stamp[2] };
     tfile_write(f, header, sizeof header);
+    if (fmt->delay) tfile_i64(f, m->delay_ns);
     tfile_i64(f, m->resolution);
     tfile_f64(f, m->timer_mul);
     tfile_i64(f, m->last_time);
@@ -71,50 +74,55 @@ static void write_capture_info(const model_t *m, tfile_t *f)
 }
 
 /* CPU topology: packages > dies > cores > logical CPUs, grouped from the
- * (package, die, core, thread) records in arrival order. */
-static void write_topology(const model_t *m, tfile_t *f)
+ * (package, die, core, thread) records in arrival order. A format without
+ * dies groups by (package, core, thread): a package's cores of all its
+ * dies, those with the same id on two dies merged into one, as the loaders
+ * of those releases, which key cores by id, would merge them. */
+typedef struct {
+    const uint64_t *q;          /* the records, 4 values each */
+    size_t n;
+    const int *cols;            /* the record columns grouped by, outermost first */
+    int ncols;
+} topo_keys_t;
+
+/* Whether records i and j agree on the first k grouping columns. */
+static bool topo_same(const topo_keys_t *k, size_t i, size_t j, int depth)
 {
-    const uint64_t *q = m->topology.v;
-    const size_t n = m->topology.n / 4;
-    /* first record index of each distinct key prefix of length k */
-    #define SAME(i, j, k) (memcmp(q + 4 * (i), q + 4 * (j), (k) * sizeof *q) == 0)
-    #define FIRST_OF(i, k, res) do { res = true; for (size_t j_ = 0; j_ < (i); j_++) if (SAME(i, j_, k)) { res = false; break; } } while (0)
-    uint64_t npkg = 0;
-    for (size_t i = 0; i < n; i++) { bool first; FIRST_OF(i, 1, first); npkg += first; }
-    tfile_u64(f, npkg);
-    for (size_t p = 0; p < n; p++) {
-        bool first;
-        FIRST_OF(p, 1, first);
-        if (!first) continue;
-        uint64_t ndie = 0;
-        for (size_t i = p; i < n; i++) if (SAME(i, p, 1)) { bool fd; FIRST_OF(i, 2, fd); ndie += fd; }
-        tfile_u32(f, (uint32_t)q[4 * p]);
-        tfile_u64(f, ndie);
-        for (size_t d = p; d < n; d++) {
-            bool fd;
-            if (!SAME(d, p, 1)) continue;
-            FIRST_OF(d, 2, fd);
-            if (!fd) continue;
-            uint64_t ncore = 0;
-            for (size_t i = d; i < n; i++) if (SAME(i, d, 2)) { bool fc; FIRST_OF(i, 3, fc); ncore += fc; }
-            tfile_u32(f, (uint32_t)q[4 * d + 1]);
-            tfile_u64(f, ncore);
-            for (size_t c = d; c < n; c++) {
-                bool fc;
-                if (!SAME(c, d, 2)) continue;
-                FIRST_OF(c, 3, fc);
-                if (!fc) continue;
-                uint64_t nthr = 0;
-                for (size_t i = c; i < n; i++) nthr += SAME(i, c, 3);
-                tfile_u32(f, (uint32_t)q[4 * c + 2]);
-                tfile_u64(f, nthr);
-                for (size_t i = c; i < n; i++)
-                    if (SAME(i, c, 3)) tfile_u32(f, (uint32_t)q[4 * i + 3]);
-            }
-        }
+    for (int c = 0; c < depth; c++)
+        if (k->q[4 * i + k->cols[c]] != k->q[4 * j + k->cols[c]]) return false;
+    return true;
+}
+
+/* Whether record i is the first of its group at `depth` columns. */
+static bool topo_first(const topo_keys_t *k, size_t i, int depth)
+{
+    for (size_t j = 0; j < i; j++)
+        if (topo_same(k, i, j, depth)) return false;
+    return true;
+}
+
+/* The group of record p at `depth` (p its first record): its count of
+ * members, then per member its id and, above the last level, its own
+ * members. */
+static void write_topology_level(const topo_keys_t *k, size_t p, int depth, tfile_t *f)
+{
+    const bool last = depth == k->ncols - 1;
+    uint64_t n = 0;
+    for (size_t i = p; i < k->n; i++) n += topo_same(k, i, p, depth) && (last || topo_first(k, i, depth + 1));
+    tfile_u64(f, n);
+    for (size_t i = p; i < k->n; i++) {
+        if (!topo_same(k, i, p, depth) || (!last && !topo_first(k, i, depth + 1))) continue;
+        tfile_u32(f, (uint32_t)k->q[4 * i + k->cols[depth]]);
+        if (!last) write_topology_level(k, i, depth + 1, f);
     }
-    #undef SAME
-    #undef FIRST_OF
+}
+
+static void write_topology(const model_t *m, const file_format_t *fmt, tfile_t *f)
+{
+    static const int with_dies[] = { 0, 1, 2, 3 }, without_dies[] = { 0, 2, 3 };
+    const topo_keys_t k = { m->topology.v, m->topology.n / 4, fmt->dies ? with_dies : without_dies,
+                            fmt->dies ? 4 : 3 };
+    write_topology_level(&k, 0, 0, f);
 }
 
 static void write_crash(const model_t *m, tfile_t *f)
@@ -312,7 +320,7 @@ static void write_locks(const model_t *m, tfile_t *f)
     }
 }
 
-static void write_messages(const model_t *m, tfile_t *f)
+static void write_messages(const model_t *m, const file_format_t *fmt, tfile_t *f)
 {
     int64_t ref = 0;
     tfile_u64(f, m->message_order.n);
@@ -324,6 +332,7 @@ static void write_messages(const model_t *m, tfile_t *f)
         put_stringref(f, msg->text, msg->text_ptr ? REF_PTR : REF_IDX);
         tfile_u32(f, msg->color);
         tfile_int24(f, msg->callstack);
+        if (!fmt->msg_meta) continue;
         tfile_u8(f, msg->source);
         tfile_u8(f, msg->severity);
     }
@@ -386,7 +395,7 @@ static void write_samples(const sample_t *v, size_t n, tfile_t *f)
     }
 }
 
-static void write_threads(const model_t *m, tfile_t *f)
+static void write_threads(const model_t *m, const file_format_t *fmt, tfile_t *f)
 {
     tfile_u64(f, m->zone_count);
     tfile_u64(f, m->zone_parents);
@@ -397,7 +406,7 @@ static void write_threads(const model_t *m, tfile_t *f)
         tfile_u64(f, t->zone_count);
         tfile_u64(f, t->kernel_samples);
         tfile_u8(f, t->is_fiber);
-        tfile_u32(f, (uint32_t)t->group_hint);
+        if (fmt->group_hint) tfile_u32(f, (uint32_t)t->group_hint);
         write_timeline(m, t, f);
         tfile_u64(f, t->messages.n);
         for (size_t k = 0; k < t->messages.n; k++) tfile_u64(f, (uint64_t)t->messages.v[k] + 1);
@@ -406,10 +415,18 @@ static void write_threads(const model_t *m, tfile_t *f)
     }
 }
 
-/* One GPU timeline level: the zones of `timeline` whose parent is `parent`. */
-static void write_gpu_level(const gpu_ctx_t *c, const uint32_t *first_child, const uint32_t *next_sibling,
-                            uint32_t head, int64_t *cpu_ref, int64_t *gpu_ref, tfile_t *f)
+/* A GPU context's zones as children lists, from their parent links. */
+typedef struct {
+    const gpu_ctx_t *c;
+    const uint32_t *first_child, *next_sibling;     /* 1-based, 0 = none */
+    bool query_ids;             /* the format writes each zone's query id */
+} gpu_tree_t;
+
+/* One GPU timeline level: the sibling zones from `head` on. */
+static void write_gpu_level(const gpu_tree_t *t, uint32_t head, int64_t *cpu_ref, int64_t *gpu_ref, tfile_t *f)
 {
+    const gpu_ctx_t *c = t->c;
+    const uint32_t *next_sibling = t->next_sibling;
     uint64_t n = 0;
     for (uint32_t z = head; z; z = next_sibling[z - 1]) n++;
     tfile_u64(f, n);
@@ -420,50 +437,16 @@ static void write_gpu_level(const gpu_ctx_t *c, const uint32_t *first_child, con
         tfile_u16(f, (uint16_t)g->srcloc);
         tfile_int24(f, g->callstack);
         tfile_u16(f, g->thread);
-        write_gpu_level(c, first_child, next_sibling, first_child[z - 1], cpu_ref, gpu_ref, f);
+        write_gpu_level(t, t->first_child[z - 1], cpu_ref, gpu_ref, f);
         put_time(f, cpu_ref, g->cpu_end);
         put_time(f, gpu_ref, g->gpu_end);
-        tfile_u16(f, g->query_id);
+        if (t->query_ids) tfile_u16(f, g->query_id);
     }
 }
 
-static void write_gpu_context(const gpu_ctx_t *c, tfile_t *f)
+/* The notes of a context's queries, grouped by query id. */
+static void write_gpu_notes(const gpu_ctx_t *c, tfile_t *f)
 {
-    tfile_u64(f, c->thread);
-    tfile_u8(f, c->has_calibration);
-    tfile_u64(f, c->count);
-    tfile_write(f, &c->period, 4);
-    tfile_u8(f, c->type);
-    tfile_int24(f, c->name);
-    tfile_u64(f, c->overflow);
-    tfile_u64(f, c->note_names.n);
-    hmap_slot_t *notes = hmap_sorted(&c->note_names);
-    for (size_t i = 0; i < c->note_names.n; i++) {
-        tfile_i64(f, (int64_t)notes[i].key);
-        tfile_int24(f, (uint32_t)notes[i].val);
-    }
-    free(notes);
-    /* Children lists from parent links, in begin order (1-based, 0 = none). */
-    const size_t nz = c->zones.n;
-    uint32_t *first_child = xcalloc(nz + 1, sizeof *first_child);
-    uint32_t *next_sibling = xcalloc(nz + 1, sizeof *next_sibling);
-    uint32_t *heads = xcalloc(c->timelines.n + 1, sizeof *heads);
-    for (size_t i = nz; i-- > 0;) {
-        const gpu_zone_t *g = &c->zones.v[i];
-        uint32_t *head = g->parent < 0 ? &heads[g->timeline] : &first_child[g->parent];
-        next_sibling[i] = *head;
-        *head = (uint32_t)i + 1;
-    }
-    tfile_u64(f, c->timelines.n);
-    for (size_t k = 0; k < c->timelines.n; k++) {
-        int64_t cpu_ref = 0, gpu_ref = 0;
-        tfile_u64(f, c->timelines.v[k].key);
-        write_gpu_level(c, first_child, next_sibling, heads[k], &cpu_ref, &gpu_ref, f);
-    }
-    free(first_child);
-    free(next_sibling);
-    free(heads);
-    /* notes per query id */
     uint64_t nq = 0;
     for (size_t i = 0; i < c->notes.n; i++) {
         bool first = true;
@@ -487,7 +470,52 @@ static void write_gpu_context(const gpu_ctx_t *c, tfile_t *f)
     }
 }
 
-static void write_gpu(const model_t *m, tfile_t *f)
+static void write_gpu_note_names(const gpu_ctx_t *c, tfile_t *f)
+{
+    tfile_u64(f, c->note_names.n);
+    hmap_slot_t *notes = hmap_sorted(&c->note_names);
+    for (size_t i = 0; i < c->note_names.n; i++) {
+        tfile_i64(f, (int64_t)notes[i].key);
+        tfile_int24(f, (uint32_t)notes[i].val);
+    }
+    free(notes);
+}
+
+static void write_gpu_context(const gpu_ctx_t *c, const file_format_t *fmt, tfile_t *f)
+{
+    tfile_u64(f, c->thread);
+    tfile_u8(f, c->has_calibration);
+    tfile_u64(f, c->count);
+    tfile_write(f, &c->period, 4);
+    tfile_u8(f, c->type);
+    tfile_int24(f, c->name);
+    tfile_u64(f, c->overflow);
+    if (fmt->gpu_notes) write_gpu_note_names(c, f);
+    /* Children lists from parent links, in begin order (1-based, 0 = none). */
+    const size_t nz = c->zones.n;
+    uint32_t *first_child = xcalloc(nz + 1, sizeof *first_child);
+    uint32_t *next_sibling = xcalloc(nz + 1, sizeof *next_sibling);
+    uint32_t *heads = xcalloc(c->timelines.n + 1, sizeof *heads);
+    for (size_t i = nz; i-- > 0;) {
+        const gpu_zone_t *g = &c->zones.v[i];
+        uint32_t *head = g->parent < 0 ? &heads[g->timeline] : &first_child[g->parent];
+        next_sibling[i] = *head;
+        *head = (uint32_t)i + 1;
+    }
+    const gpu_tree_t tree = { c, first_child, next_sibling, fmt->gpu_notes };
+    tfile_u64(f, c->timelines.n);
+    for (size_t k = 0; k < c->timelines.n; k++) {
+        int64_t cpu_ref = 0, gpu_ref = 0;
+        tfile_u64(f, c->timelines.v[k].key);
+        write_gpu_level(&tree, heads[k], &cpu_ref, &gpu_ref, f);
+    }
+    free(first_child);
+    free(next_sibling);
+    free(heads);
+    if (fmt->gpu_notes) write_gpu_notes(c, f);
+}
+
+static void write_gpu(const model_t *m, const file_format_t *fmt, tfile_t *f)
 {
     uint64_t total = 0, parents = 0;
     for (size_t i = 0; i < m->gpu_order.n; i++) {
@@ -497,7 +525,7 @@ static void write_gpu(const model_t *m, tfile_t *f)
     tfile_u64(f, total);
     tfile_u64(f, parents);
     tfile_u64(f, m->gpu_order.n);
-    for (size_t i = 0; i < m->gpu_order.n; i++) write_gpu_context(m->gpu_order.v[i], f);
+    for (size_t i = 0; i < m->gpu_order.n; i++) write_gpu_context(m->gpu_order.v[i], fmt, f);
 }
 
 static void write_plots(const model_t *m, tfile_t *f)
@@ -613,7 +641,7 @@ static void write_app_info_and_images(const model_t *m, tfile_t *f)
     }
 }
 
-static void write_scheduling(const model_t *m, tfile_t *f)
+static void write_scheduling(const model_t *m, const file_format_t *fmt, tfile_t *f)
 {
     /* per-thread records, only for threads with zones or samples */
     uint64_t n = 0;
@@ -638,7 +666,7 @@ static void write_scheduling(const model_t *m, tfile_t *f)
             tfile_u8(f, (uint8_t)c->reason);
             tfile_u8(f, (uint8_t)c->state);
             tfile_u64(f, c->thread);
-            tfile_u8(f, c->wakeup_cpu);
+            if (fmt->wakeup_cpu) tfile_u8(f, c->wakeup_cpu);
         }
     }
     uint64_t total = 0;
@@ -719,27 +747,28 @@ static void write_source_files(const model_t *m, tfile_t *f)
     }
 }
 
-void writer_write_trace(const model_t *m, tfile_t *f)
+void writer_write_trace(const model_t *m, const file_format_t *fmt, tfile_t *f)
 {
-    /* the model must have been finished (model_finish): lists sorted */
-    write_capture_info(m, f);
-    write_topology(m, f);
+    /* the model must have been finished (model_finish): lists sorted, as
+     * every release's loader expects */
+    write_capture_info(m, fmt, f);
+    write_topology(m, fmt, f);
     write_crash(m, f);
     write_frames(m, f);
-    write_sections(m, f);
+    if (fmt->sections) write_sections(m, f);
     write_strings(m, f);
     write_thread_tables(m, f);
     write_source_locations(m, f);
     write_locks(m, f);
-    write_messages(m, f);
+    write_messages(m, fmt, f);
     write_zone_extras(m, f);
-    write_threads(m, f);
-    write_gpu(m, f);
+    write_threads(m, fmt, f);
+    write_gpu(m, fmt, f);
     write_plots(m, f);
     write_memory(m, f);
     write_callstacks(m, f);
     write_app_info_and_images(m, f);
-    write_scheduling(m, f);
+    write_scheduling(m, fmt, f);
     write_symbols(m, f);
     write_source_files(m, f);
 }
@@ -851,16 +880,20 @@ static int place_beside(const char *tmp, const char *path, save_opts_t *s)
     return -1;
 }
 
-/* The trace into fp, compressed in `streams` streams; 0, or -1 with
- * tf->err and tf->err_what saying what failed. */
-static int write_container(const model_t *m, FILE *fp, int level, int streams, tfile_t *tf)
+/* The trace into fp in format fmt, compressed in `streams` streams (one
+ * in a legacy container); 0, or -1 with tf->err and tf->err_what saying
+ * what failed. */
+static int write_container(const model_t *m, const file_format_t *fmt, FILE *fp, int level, int streams,
+                           tfile_t *tf)
 {
-    if (tfile_open(tf, fp, level, streams, tfile_workers_for(streams)) < 0) {
+    const int rc = fmt->legacy ? tfile_open_legacy(tf, fp, level, streams)
+                               : tfile_open(tf, fp, level, streams, tfile_workers_for(streams));
+    if (rc < 0) {
         tf->err = errno;
         tf->err_what = "opening the file";
         return -1;
     }
-    writer_write_trace(m, tf);
+    writer_write_trace(m, fmt, tf);
     return tfile_close(tf);
 }
 
@@ -877,9 +910,10 @@ static bool start_over(FILE *fp)
  * which need the least (s->one_stream says so). */
 static int write_file(const model_t *m, FILE *fp, save_opts_t *s, bool regular, tfile_t *tf)
 {
-    int err = write_container(m, fp, s->level, s->streams, tf);
+    const file_format_t *fmt = s->format ? s->format : file_format_default();
+    int err = write_container(m, fmt, fp, s->level, s->streams, tf);
     if (err && tf->err == ENOMEM && regular && s->streams != 0 && start_over(fp)) {
-        err = write_container(m, fp, s->level, 0, tf);
+        err = write_container(m, fmt, fp, s->level, 0, tf);
         s->one_stream = err == 0;
     }
     if (err == 0 && (fflush(fp) != 0 || (regular && fsync(fileno(fp)) != 0))) {

@@ -1,16 +1,21 @@
-/* writer.h - serialises the trace model as a .tracy 0.14.0 payload
- * (tracy-file-0.14.md section 2, all 36 sections in order). */
+/* writer.h - serialises the trace model as a .tracy payload: 0.14.0
+ * (tracy-file-0.14.md section 2, all 36 sections in order) or the format
+ * of an older release (format.h, tracy-file-older.md), which leaves out
+ * what that release's files cannot hold. */
 #ifndef TC_WRITER_H
 #define TC_WRITER_H
 
+#include "format.h"
 #include "model.h"
 #include "tfile.h"
 
-/* Write the whole payload into an open container. */
-void writer_write_trace(const model_t *m, tfile_t *f);
+/* Write the whole payload in format fmt into an open container (of the
+ * kind fmt->legacy says). */
+void writer_write_trace(const model_t *m, const file_format_t *fmt, tfile_t *f);
 
 typedef struct {
     int level, streams;                 /* zstd level, stream count (0: one, no threads) */
+    const file_format_t *format;        /* NULL: file_format_default(); a legacy one has one stream */
     bool replace;                       /* -f: a file already at the path is replaced */
     char *volatile *tmp_path;           /* set to the temporary file while it exists */
     uint64_t file_bytes, payload_bytes; /* out */

@@ -35,6 +35,7 @@
 struct slice {
     uint32_t tid;
     uint8_t cpu, state;
+    uint8_t wake_cpu;           /* the CPU the wakeup is seen on */
     int64_t from, to, wake;
     bool sample_first;
 };
@@ -60,13 +61,16 @@ void fam_sched_init(struct ext *e)
     e->power_name[1] = names_string(c, "dram");
 }
 
-/* 2 packages x 2 cores x 2 hardware threads; Linux-style numbering. */
+/* 2 packages x 2 cores x 2 hardware threads; Linux-style numbering. Each
+ * core is on a die of its own: package 0's cores have ids 0 and 1, package
+ * 1's both id 0 (unique only per die), which a file format without dies
+ * can only merge into one core. */
 void fam_topology(struct ext *e)
 {
     for (uint32_t pkg = 0; pkg < 2; pkg++)
         for (uint32_t core = 0; core < 2; core++)
             for (uint32_t ht = 0; ht < 2; ht++) {
-                ev_cpu_topology(e->c, pkg, 0, core, ht * 4 + pkg * 2 + core);
+                ev_cpu_topology(e->c, pkg, core, pkg == 0 ? core : 0, ht * 4 + pkg * 2 + core);
                 e->c->man.facts.cpu_topology++;
             }
 }
@@ -77,7 +81,7 @@ static void slice(struct plan *p, uint32_t tid, uint8_t cpu, int64_t from, int64
                   int64_t wake, uint8_t state)
 {
     if (p->n < MAX_SLICES)
-        p->s[p->n++] = (struct slice){ tid, cpu, state, from, to, wake, false };
+        p->s[p->n++] = (struct slice){ tid, cpu, state, cpu, from, to, wake, false };
 }
 
 /* Main thread on CPU 0: preempted by Xorg mid-frame, or blocked in the
@@ -128,6 +132,7 @@ static void plan_others(struct ext *e, struct plan *p, long f, int64_t s, int64_
         slice(p, w, cpu, s + 60 * US, t, 0, STATE_SLEEPING);
         slice(p, e->kworker_tid, cpu, t, t + 150 * US, t - 10 * US, STATE_SLEEPING);
         slice(p, w, cpu, t + 150 * US, s + l0 * 75 / 100, t + 100 * US, STATE_SLEEPING);
+        p->s[p->n - 1].wake_cpu = 2;    /* migrating: woken where it ran before */
     }
     uint32_t r = e->render.tid;
     int64_t vsync = s + l0 * 90 / 100, pre = s + l0 * 97 / 100;
@@ -189,7 +194,7 @@ static void slice_events(struct ext *e, const struct plan *p, int i)
             next = &p->s[k];
     }
     if (s->wake)
-        add_event(e, (struct ctx_event){ .t = s->wake, .kind = CTX_WAKEUP, .cpu = s->cpu,
+        add_event(e, (struct ctx_event){ .t = s->wake, .kind = CTX_WAKEUP, .cpu = s->wake_cpu,
                                          .a = s->tid });
     switch_event(e, s->from, prev ? prev->tid : 0, s->tid, s->cpu, prev ? prev->state : 0,
                  prev && prev->sample_first);

@@ -5,15 +5,20 @@
 #    legacy magics): output must be identical to the original's;
 #  - broken payloads (trailing bytes, truncation, short chunk, newer version,
 #    violated loader assumptions) and broken containers: must exit 2 with a
-#    message naming the problem.
+#    message naming the problem;
+#  - with OLD_FIXTURE_DIR (a session of a release before 0.13.3, whose
+#    writers could save plot points out of time order): the same plot
+#    point moved before its predecessor is sorted back by the loader in
+#    that file (same output), and rejected in the 0.14 file.
 #
-# Usage: check-variants.sh FIXTURE_DIR TRACY_CSV TF_REPACK
+# Usage: check-variants.sh FIXTURE_DIR TRACY_CSV TF_REPACK [OLD_FIXTURE_DIR]
 # Exit: 0 pass, 1 failure, 77 (skip) fixture absent.
 set -u
 
 fx=${1:?usage: check-variants.sh FIXTURE_DIR TRACY_CSV TF_REPACK}
 tool=${2:?}
 repack=${3:?}
+old_fx=${4:-}
 src=$fx/capture.tracy
 
 if [ ! -f "$src" ]; then
@@ -104,6 +109,27 @@ broken zone-nesting "lies outside its parent" --patch "$(($(offset 20) + 24 + 33
 broken thread-zone-count "zoneCount" --patch "$(($(offset 20) + 24 + 15))=7f"
 # high byte of the first memory pool's freedCount
 broken mem-freed "freedCount" --patch "$(($(offset 23) + 16 + 31))=7f"
+
+# The second point of the first plot moved 1 ns before the first (its
+# delta -1; section 22: plot count 8, plot header 40, point count 8, first
+# point 16 bytes).
+unsorted_plot_patch() {
+    printf '%s=ffffffffffffffff' "$(($("$tool" --sections "$1" | awk '$1 == 22 { print $2 }') + 72))"
+}
+broken unsorted-plot "plot 0 point 1: out of time order" --patch "$(unsorted_plot_patch "$src")"
+if [ -n "$old_fx" ] && [ -f "$old_fx/capture.tracy" ]; then
+    old=$old_fx/capture.tracy
+    "$tool" "$old" >"$tmp/old-ref.csv" || { echo "FAIL: $old not accepted"; status=1; }
+    if "$repack" --patch "$(unsorted_plot_patch "$old")" "$old" "$tmp/old-unsorted.tracy" &&
+        "$tool" "$tmp/old-unsorted.tracy" >"$tmp/old-unsorted.csv" && cmp -s "$tmp/old-ref.csv" "$tmp/old-unsorted.csv"; then
+        echo "ok   old-unsorted-plot: sorted by the loader in a $(basename "$old_fx") file"
+    else
+        echo "FAIL old-unsorted-plot: an old file's unsorted plot was not sorted back"
+        status=1
+    fi
+elif [ -n "$old_fx" ]; then
+    echo "note: $old_fx not present, old-unsorted-plot skipped"
+fi
 
 # container-level damage
 head -c "$(($(wc -c <"$src") - 1))" "$src" >"$tmp/cut.tracy"

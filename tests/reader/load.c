@@ -1,5 +1,8 @@
 /* load: .tracy payload parser.  One function per section (tracy-file-0.14.md
- * §5.1..§5.36), called in file order by load_model().  Reads use a sticky
+ * §5.1..§5.36), called in file order by load_model().  Files of older
+ * versions (0.9.0 up; tracy-file-older.md) are read the way the v0.14.0
+ * loader reads them: the fields a version lacks take that loader's
+ * defaults, and the lists it re-sorts are re-sorted.  Reads use a sticky
  * failure flag: after the first error every read returns zeros and the
  * section functions stop at their next loop check, so the first error
  * (with section name and payload offset) is the one reported. */
@@ -18,12 +21,37 @@
 typedef struct loader {
     tfread *r;
     tf_model *m;
+    uint32_t ver;             /* file version, FILE_VER(major, minor, patch) */
     int section;              /* number as in §2.2, 0 = payload header */
     const char *section_name;
     int failed;
     char *err;
     size_t errsz;
 } loader;
+
+/* A file version as the loader compares it. */
+#define FILE_VER(major, minor, patch) ((uint32_t)(major) << 16 | (uint32_t)(minor) << 8 | (uint32_t)(patch))
+
+/* The oldest and newest versions v0.14.0's loader accepts. */
+#define VER_OLDEST FILE_VER(0, 9, 0)
+#define VER_NEWEST FILE_VER(0, 14, 0)
+
+/* The versions where a layout change took effect (older files lack it). */
+#define VER_ON_DEMAND FILE_VER(0, 9, 2)       /* capture info: on-demand byte */
+#define VER_GROUP_HINT FILE_VER(0, 11, 1)     /* thread: i32 groupHint */
+#define VER_DIES FILE_VER(0, 11, 2)           /* topology: die level */
+#define VER_WAKEUP_CPU FILE_VER(0, 11, 3)     /* context switch: u8 wakeupCpu */
+#define VER_NO_DELAY FILE_VER(0, 12, 3)       /* header: no i64 delay after it */
+#define VER_GPU_NOTES FILE_VER(0, 12, 4)      /* GPU: note names, query ids, notes */
+#define VER_MSG_META FILE_VER(0, 13, 2)       /* message: source, severity */
+#define VER_SORTED_PLOTS FILE_VER(0, 13, 3)   /* plots written sorted */
+#define VER_FLAT_SECTIONS FILE_VER(0, 13, 4)  /* sections: one flat list (this version only) */
+#define VER_SECTIONS FILE_VER(0, 13, 5)       /* sections: by category, with descriptions */
+#define VER_SORTED_CTX FILE_VER(0, 13, 6)     /* context-switch samples written sorted */
+
+/* What the loader gives a message of a file without source/severity:
+ * MessageSourceType::User, MessageSeverity::Info. */
+enum { MSG_SOURCE_USER = 0, MSG_SEVERITY_INFO = 2 };
 
 /* ---- errors and primitive reads ---------------------------------------- */
 
@@ -159,6 +187,35 @@ static int grow_array(loader *L, void **arr, size_t *cap, size_t need, size_t el
     return 0;
 }
 
+/* Older writers could leave some lists out of time order, which the
+ * loader sorts by time. Stable (a merge sort): upstream's sort leaves the
+ * order of equal times open, which nothing this reader prints depends on. */
+static void sort_by_time(loader *L, void *base, size_t n, size_t size, int (*before)(const void *, const void *))
+{
+    if (n < 2 || L->failed)
+        return;
+    char *a = base, *tmp = malloc(n * size);
+    if (!tmp) {
+        fail(L, "out of memory sorting %zu entries", n);
+        return;
+    }
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo + w < n; lo += 2 * w) {
+            size_t mid = lo + w, hi = lo + 2 * w < n ? lo + 2 * w : n, i = lo, j = mid, k = 0;
+            while (i < mid && j < hi) {
+                const char *from = before(a + j * size, a + i * size) ? a + j++ * size : a + i++ * size;
+                memcpy(tmp + k++ * size, from, size);
+            }
+            memcpy(tmp + k * size, a + i * size, (mid - i) * size);
+            k += mid - i;
+            memcpy(tmp + k * size, a + j * size, (hi - j) * size);
+            k += hi - j;
+            memcpy(a + lo * size, tmp, k * size);
+        }
+    }
+    free(tmp);
+}
+
 /* Read a u64-length-prefixed string into a fresh NUL-terminated buffer. */
 static char *rd_len_string(loader *L, uint64_t *len_out, const char *what)
 {
@@ -226,11 +283,15 @@ static int load_payload_header(loader *L)
     if (memcmp(magic, "tracy", 5) != 0)
         return fail(L, "payload does not start with \"tracy\" (legacy 0.2.0 format?)");
     memcpy(L->m->version, v, 3);
-    uint32_t ver = (uint32_t)v[0] << 16 | (uint32_t)v[1] << 8 | v[2];
-    if (ver < 0x000D06 || ver > 0x000E00)
-        return fail(L, "unsupported file version %u.%u.%u (layout of 0.13.6 .. 0.14.0 only)", v[0],
-                    v[1], v[2]);
-    return 0;
+    L->ver = FILE_VER(v[0], v[1], v[2]);
+    if (L->ver > VER_NEWEST)
+        return fail(L, "unsupported file version %u.%u.%u (newer than 0.14.0)", v[0], v[1], v[2]);
+    if (L->ver < VER_OLDEST)
+        return fail(L, "unsupported file version %u.%u.%u (legacy: older than 0.9.0)", v[0], v[1], v[2]);
+    L->m->has_delay = L->ver < VER_NO_DELAY;
+    if (L->m->has_delay)
+        L->m->delay = rd_i64(L);
+    return L->failed ? -1 : 0;
 }
 
 static int load_capture_info(loader *L)
@@ -246,7 +307,7 @@ static int load_capture_info(loader *L)
     m->cpu_id = rd_u32(L);
     rd(L, m->cpu_manufacturer, 12);
     m->cpu_manufacturer[12] = '\0';
-    m->on_demand = rd_u8(L);
+    m->on_demand = L->ver >= VER_ON_DEMAND ? rd_u8(L) : m->frame_offset != 0;
     m->capture_name = rd_len_string(L, &m->capture_name_len, "capture name");
     m->capture_program = rd_len_string(L, &m->capture_program_len, "capture program");
     m->capture_time = rd_u64(L);
@@ -275,11 +336,13 @@ static int load_cpu_topology(loader *L)
     if (check_count(L, npkg, 12, "package") != 0)
         return -1;
     L->m->topo_packages = (size_t)npkg;
+    const int dies = L->ver >= VER_DIES;
     for (uint64_t p = 0; p < npkg && !L->failed; p++) {
         uint32_t pkg = rd_u32(L);
-        uint64_t ndie = rd_u64(L);
+        /* without the die level, a package is one die 0 of all its cores */
+        uint64_t ndie = dies ? rd_u64(L) : 1;
         for (uint64_t d = 0; d < ndie && !L->failed; d++) {
-            uint32_t die = rd_u32(L);
+            uint32_t die = dies ? rd_u32(L) : 0;
             uint64_t ncore = rd_u64(L);
             for (uint64_t c = 0; c < ncore && !L->failed; c++) {
                 uint32_t core = rd_u32(L);
@@ -335,9 +398,36 @@ static int load_frame_sets(loader *L)
     return L->failed ? -1 : 0;
 }
 
+/* 0.13.4's sections: one flat list, read as category 0 with an empty
+ * description, as the loader does. */
+static int load_flat_sections(loader *L)
+{
+    tf_model *m = L->m;
+    uint64_t items = rd_u64(L);
+    m->sections = alloc_array(L, 1, sizeof *m->sections, 0, "section category");
+    m->section_descs = alloc_array(L, 1, sizeof *m->section_descs, 0, "section description");
+    if (!m->sections || !m->section_descs)
+        return -1;
+    tf_section_cat *c = &m->sections[0];
+    m->section_count = 1;
+    m->section_desc_count = 1;
+    c->items = alloc_array(L, items, sizeof *c->items, 15, "section item");
+    if (!c->items)
+        return -1;
+    c->count = (size_t)items;
+    for (uint64_t j = 0; j < items && !L->failed; j++) {
+        c->items[j].start = rd_i48(L);
+        c->items[j].end = rd_i48(L);
+        c->items[j].text_sidx = rd_u24(L);
+    }
+    return L->failed ? -1 : 0;
+}
+
 static int load_sections(loader *L)
 {
     tf_model *m = L->m;
+    if (L->ver < VER_SECTIONS)
+        return L->ver == VER_FLAT_SECTIONS ? load_flat_sections(L) : 0;   /* older: no block */
     uint64_t n = rd_u64(L);
     m->sections = alloc_array(L, n, sizeof *m->sections, 10, "section category");
     if (!m->sections)
@@ -537,7 +627,8 @@ static int load_messages(loader *L)
 {
     tf_model *m = L->m;
     uint64_t n = rd_u64(L);
-    m->messages = alloc_array(L, n, sizeof *m->messages, 34, "message");
+    const int meta = L->ver >= VER_MSG_META;
+    m->messages = alloc_array(L, n, sizeof *m->messages, meta ? 34 : 32, "message");
     if (!m->messages)
         return -1;
     m->message_count = (size_t)n;
@@ -549,8 +640,8 @@ static int load_messages(loader *L)
         g->text = rd_strref(L);
         g->color = rd_u32(L);
         g->callstack = rd_u24(L);
-        g->source = rd_u8(L);
-        g->severity = rd_u8(L);
+        g->source = meta ? rd_u8(L) : MSG_SOURCE_USER;
+        g->severity = meta ? rd_u8(L) : MSG_SEVERITY_INFO;
     }
     return L->failed ? -1 : 0;
 }
@@ -677,6 +768,11 @@ static tf_sample *rd_samples(loader *L, size_t *count, const char *what)
     return a;
 }
 
+static int sample_time_before(const void *a, const void *b)
+{
+    return ((const tf_sample *)a)->time < ((const tf_sample *)b)->time;
+}
+
 static int load_thread_messages(loader *L, tf_thread *t)
 {
     tf_model *m = L->m;
@@ -699,7 +795,7 @@ static int load_thread(loader *L, tf_thread *t)
     t->zone_count = rd_u64(L);
     t->kernel_samples = rd_u64(L);
     t->is_fiber = rd_u8(L);
-    t->group_hint = rd_i32(L);
+    t->group_hint = L->ver >= VER_GROUP_HINT ? rd_i32(L) : 0;
     uint32_t top = rd_u32(L);
     t->top_count = top;
     t->zone_first = L->m->zone_count;
@@ -708,6 +804,8 @@ static int load_thread(loader *L, tf_thread *t)
     t->zone_num = L->m->zone_count - t->zone_first;
     load_thread_messages(L, t);
     t->ctx_samples = rd_samples(L, &t->ctx_sample_count, "context-switch sample");
+    if (L->ver < VER_SORTED_CTX && t->ctx_samples)
+        sort_by_time(L, t->ctx_samples, t->ctx_sample_count, sizeof *t->ctx_samples, sample_time_before);
     t->samples = rd_samples(L, &t->sample_count, "sample");
     return L->failed ? -1 : 0;
 }
@@ -752,7 +850,7 @@ static void finish_gpu_zone(loader *L, size_t idx, int64_t *cpu_ref, int64_t *gp
     tf_gpu_zone *z = &m->gpu_zones[idx];
     z->cpu_end = rd_time(L, cpu_ref);
     z->gpu_end = rd_time(L, gpu_ref);
-    z->query = rd_u16(L);
+    z->query = L->ver >= VER_GPU_NOTES ? rd_u16(L) : 0;   /* older: left unset (0 here) */
     size_t desc = m->gpu_zone_count - idx - 1;
     z->ndesc = desc > UINT32_MAX ? UINT32_MAX : (uint32_t)desc;
     check_time48(L, z->cpu_end, "GPU zone CPU end");
@@ -801,6 +899,8 @@ static int read_gpu_timeline(loader *L, uint64_t top_count)
 
 static int load_gpu_note_queries(loader *L, tf_gpu_ctx *c)
 {
+    if (L->ver < VER_GPU_NOTES)
+        return 0;
     uint64_t n = rd_u64(L);
     c->note_queries = alloc_array(L, n, sizeof *c->note_queries, 10, "GPU note query");
     if (!c->note_queries)
@@ -831,7 +931,7 @@ static int load_gpu_context(loader *L, tf_gpu_ctx *c)
     c->type = rd_u8(L);
     c->name_sidx = rd_u24(L);
     c->overflow = rd_u64(L);
-    uint64_t nn = rd_u64(L);
+    uint64_t nn = L->ver >= VER_GPU_NOTES ? rd_u64(L) : 0;
     c->note_names = alloc_array(L, nn, sizeof *c->note_names, 11, "GPU note name");
     if (!c->note_names)
         return -1;
@@ -863,7 +963,7 @@ static int load_gpu_contexts(loader *L)
     m->total_gpu_zone_count = rd_u64(L);
     m->gpu_child_vector_count = rd_u64(L);
     uint64_t n = rd_u64(L);
-    m->gpu_ctxs = alloc_array(L, n, sizeof *m->gpu_ctxs, 59, "GPU context");
+    m->gpu_ctxs = alloc_array(L, n, sizeof *m->gpu_ctxs, L->ver >= VER_GPU_NOTES ? 59 : 41, "GPU context");
     if (!m->gpu_ctxs)
         return -1;
     for (uint64_t i = 0; i < n && !L->failed; i++) {
@@ -871,6 +971,11 @@ static int load_gpu_contexts(loader *L)
         load_gpu_context(L, &m->gpu_ctxs[i]);
     }
     return L->failed ? -1 : 0;
+}
+
+static int plot_time_before(const void *a, const void *b)
+{
+    return ((const tf_plot_point *)a)->time < ((const tf_plot_point *)b)->time;
 }
 
 static int load_plots(loader *L)
@@ -902,6 +1007,8 @@ static int load_plots(loader *L)
             p->points[j].time = rd_time(L, &ref);
             p->points[j].value = rd_f64(L);
         }
+        if (L->ver < VER_SORTED_PLOTS)
+            sort_by_time(L, p->points, p->count, sizeof *p->points, plot_time_before);
     }
     return L->failed ? -1 : 0;
 }
@@ -1048,7 +1155,8 @@ static int load_thread_ctx_switches(loader *L)
         m->ctx_thread_count = (size_t)i + 1;
         t->thread = rd_u64(L);
         uint64_t k = rd_u64(L);
-        t->records = alloc_array(L, k, sizeof *t->records, 36, "context switch");
+        const int wakeup_cpu = L->ver >= VER_WAKEUP_CPU;
+        t->records = alloc_array(L, k, sizeof *t->records, wakeup_cpu ? 36 : 35, "context switch");
         if (!t->records)
             return -1;
         t->count = (size_t)k;
@@ -1062,7 +1170,7 @@ static int load_thread_ctx_switches(loader *L)
             c->reason = rd_i8(L);
             c->state = rd_i8(L);
             c->thread = rd_u64(L);
-            c->wakeup_cpu = rd_u8(L);
+            c->wakeup_cpu = wakeup_cpu ? rd_u8(L) : c->cpu;
         }
     }
     return L->failed ? -1 : 0;

@@ -1,4 +1,4 @@
-/* tracy-csv: test tool that reads a .tracy file (format 0.14.0) with our own
+/* tracy-csv: test tool that reads a .tracy file (format 0.9.0 .. 0.14.0) with our own
  * strict parser and prints exactly what upstream tracy-csvexport v0.14.0
  * prints for the same options, or (--summary) a short description of the
  * file.  Exit status: 0 ok, 1 usage error or unreadable file, 2 malformed
@@ -11,17 +11,19 @@
 
 #include "config.h"
 #include "csv.h"
+#include "fields.h"
 #include "load.h"
 #include "summary.h"
 #include "tfread.h"
 #include "validate.h"
 
-enum { OPT_SUMMARY = 256, OPT_SECTIONS, OPT_LENIENT, OPT_MAX_ERRORS };
+enum { OPT_SUMMARY = 256, OPT_SECTIONS, OPT_FORMAT_FIELDS, OPT_LENIENT, OPT_MAX_ERRORS };
 
 typedef struct app {
     csv_options csv;
     int summary;
     int sections;
+    int format_fields;
     int lenient;
     long max_errors;
     const char *path;
@@ -45,6 +47,7 @@ static void usage(FILE *to)
           "      --truncated_mean[=N]    add percentile N (default 90) and truncated mean\n"
           "      --summary               describe the file instead of printing CSV\n"
           "      --sections              list the payload offset of every section\n"
+          "      --format-fields         print the fields that not every file version holds\n"
           "      --lenient               print validation problems but continue\n"
           "      --max-errors=N          report at most N validation problems (default 50)\n",
           to);
@@ -73,6 +76,7 @@ static int parse_args(app *a, int argc, char **argv)
         { "truncated_mean", optional_argument, NULL, 't' },
         { "summary", no_argument, NULL, OPT_SUMMARY },
         { "sections", no_argument, NULL, OPT_SECTIONS },
+        { "format-fields", no_argument, NULL, OPT_FORMAT_FIELDS },
         { "lenient", no_argument, NULL, OPT_LENIENT },
         { "max-errors", required_argument, NULL, OPT_MAX_ERRORS },
         { NULL, 0, NULL, 0 },
@@ -101,6 +105,7 @@ static int parse_args(app *a, int argc, char **argv)
         case 't': a->csv.truncated_mean = clamp_percentile(optarg); break;
         case OPT_SUMMARY: a->summary = 1; break;
         case OPT_SECTIONS: a->sections = 1; break;
+        case OPT_FORMAT_FIELDS: a->format_fields = 1; break;
         case OPT_LENIENT: a->lenient = 1; break;
         case OPT_MAX_ERRORS: a->max_errors = atol(optarg); break;
         default: usage(stderr); return 1;
@@ -149,6 +154,22 @@ static int load_and_check(const app *a, tfread **r, tf_model *m)
     return -1;
 }
 
+/* What the options ask for, of the loaded model; 0, or -1 out of memory. */
+static int write_report(const app *a, const tf_model *m, FILE *out)
+{
+    if (a->summary) {
+        summary_write(m, out);
+        return 0;
+    }
+    if (a->sections) {
+        write_section_offsets(m, out);
+        return 0;
+    }
+    if (a->format_fields)
+        return fields_write(m, out);
+    return csv_write(m, &a->csv, out);
+}
+
 int main(int argc, char **argv)
 {
     app a;
@@ -161,11 +182,7 @@ int main(int argc, char **argv)
     status = load_and_check(&a, &r, &m);
     if (status < 0) {
         status = 0;
-        if (a.summary)
-            summary_write(&m, stdout);
-        else if (a.sections)
-            write_section_offsets(&m, stdout);
-        else if (csv_write(&m, &a.csv, stdout) != 0) {
+        if (write_report(&a, &m, stdout) != 0) {
             fprintf(stderr, "tracy-csv: out of memory\n");
             status = 2;
         }

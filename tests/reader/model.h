@@ -265,6 +265,8 @@ typedef struct tf_model {
     uint64_t section_offset[TF_SECTIONS];   /* payload offset where each starts */
     /* 0 header */
     uint8_t version[3];
+    int has_delay;               /* files before 0.12.3: an i64 queue delay follows */
+    int64_t delay;
     /* 1 capture information */
     int64_t resolution;
     double timer_mul;

@@ -198,7 +198,7 @@ START_TEST(empty_symbol_code_is_written)
     FILE *fp = open_memstream(&buf, &len);
     tfile_t t;
     ck_assert_int_eq(tfile_open(&t, fp, 1, 0, 0), 0);
-    writer_write_trace(&f.m, &t);
+    writer_write_trace(&f.m, file_format_default(), &t);
     ck_assert_int_eq(tfile_close(&t), 0);
     fclose(fp);
     ck_assert_uint_gt(len, 6);

@@ -1,6 +1,6 @@
 /* test_tfile.c - unit tests of the .tracy container writer: header, 64 KiB
- * chunks, round-robin zstd streams that continue across blocks, and write
- * errors reported at close. */
+ * chunks, round-robin zstd streams that continue across blocks, the legacy
+ * single-stream container of 0.10, and write errors reported at close. */
 #include <check.h>
 #include <stdio.h>
 #include <stdio_ext.h>
@@ -11,24 +11,21 @@
 #include "tfile.h"
 #include "unit.h"
 
-/* Read the container back the way the 0.14 loader does. */
-static uint8_t *read_back(const uint8_t *file, size_t len, size_t *out_len, int *streams)
+/* Read the blocks after the header (`pos` bytes) back the way the 0.14
+ * loader does, with `streams` zstd streams. */
+static uint8_t *read_blocks(const uint8_t *file, size_t len, size_t pos, int streams, size_t *out_len)
 {
-    ck_assert_uint_ge(len, 6);
-    ck_assert(memcmp(file, "tr\xfdP", 4) == 0);
-    ck_assert_int_eq(file[4], 1);
-    *streams = file[5];
-    ZSTD_DStream *ds[16];
-    for (int i = 0; i < *streams; i++) ds[i] = ZSTD_createDStream();
+    ZSTD_DStream *ds[256];
+    for (int i = 0; i < streams; i++) ds[i] = ZSTD_createDStream();
     uint8_t *out = malloc(len * 64 + 65536);
-    size_t o = 0, pos = 6, k = 0;
+    size_t o = 0, k = 0;
     while (pos < len) {
         uint32_t size;
         memcpy(&size, file + pos, 4);
         pos += 4;
         ZSTD_inBuffer in = { file + pos, size, 0 };
         ZSTD_outBuffer ob = { out + o, 65536, 0 };
-        size_t rc = ZSTD_decompressStream(ds[k % (size_t)*streams], &ob, &in);
+        size_t rc = ZSTD_decompressStream(ds[k % (size_t)streams], &ob, &in);
         ck_assert(!ZSTD_isError(rc));
         ck_assert_uint_eq(in.pos, size);
         /* every block but the last decodes to exactly 64 KiB */
@@ -37,9 +34,19 @@ static uint8_t *read_back(const uint8_t *file, size_t len, size_t *out_len, int 
         pos += size;
         k++;
     }
-    for (int i = 0; i < *streams; i++) ZSTD_freeDStream(ds[i]);
+    for (int i = 0; i < streams; i++) ZSTD_freeDStream(ds[i]);
     *out_len = o;
     return out;
+}
+
+/* Read the container back the way the 0.14 loader does. */
+static uint8_t *read_back(const uint8_t *file, size_t len, size_t *out_len, int *streams)
+{
+    ck_assert_uint_ge(len, 6);
+    ck_assert(memcmp(file, "tr\xfdP", 4) == 0);
+    ck_assert_int_eq(file[4], 1);
+    *streams = file[5];
+    return read_blocks(file, len, 6, *streams, out_len);
 }
 
 /* Four streams on `workers` compression threads, in odd-sized writes. */
@@ -139,6 +146,70 @@ START_TEST(payload_round_trips_without_threads)
     ck_assert(memcmp(got, payload, n) == 0);
     free(got);
     free(payload);
+    free(buf);
+}
+END_TEST
+
+/* Write n payload bytes (in 1000-byte writes) into memory with the legacy
+ * container (legacy) or the current one, of `streams` streams. */
+static char *write_payload(const uint8_t *payload, size_t n, bool legacy, int streams, size_t *blen, tfile_t *t)
+{
+    char *buf = NULL;
+    FILE *fp = open_memstream(&buf, blen);
+    ck_assert_int_eq(legacy ? tfile_open_legacy(t, fp, 3, streams) : tfile_open(t, fp, 3, streams, 1), 0);
+    for (size_t off = 0; off < n; off += 1000) tfile_write(t, payload + off, n - off < 1000 ? n - off : 1000);
+    ck_assert_int_eq(tfile_close(t), 0);
+    fclose(fp);
+    return buf;
+}
+
+/* The legacy container: 'tZst', then the blocks of one zstd stream (one
+ * frame across all of them), compressed by a worker or, with streams 0,
+ * on the caller's thread; asked for more streams, it still has one. Its
+ * blocks are those of the current container with one stream. */
+START_TEST(legacy_container_is_one_stream_after_tZst)
+{
+    const size_t n = 5 * 65536 + 999;
+    uint8_t *payload = malloc(n);
+    for (size_t i = 0; i < n; i++) payload[i] = (uint8_t)(i * 41 / 3 ^ (i >> 8));
+    size_t cur_len = 0;
+    tfile_t t;
+    char *cur = write_payload(payload, n, false, 1, &cur_len, &t);
+    const int asked[] = { 0, 1, 4 };
+    for (size_t a = 0; a < sizeof asked / sizeof asked[0]; a++) {
+        size_t blen = 0;
+        char *buf = write_payload(payload, n, true, asked[a], &blen, &t);
+        ck_assert_int_eq(t.streams, 1);
+        ck_assert_int_eq(t.workers, asked[a] == 0 ? 0 : 1);
+        ck_assert_uint_eq(t.nchunks, 6);
+        ck_assert_uint_eq(t.file_bytes, blen);
+        ck_assert(memcmp(buf, "tZst", 4) == 0);
+        ck_assert_uint_eq(blen, cur_len - 2);
+        ck_assert(memcmp(buf + 4, cur + 6, blen - 4) == 0);
+        /* one frame: only the first block starts with zstd's magic */
+        ck_assert(memcmp(buf + 8, "\x28\xb5\x2f\xfd", 4) == 0);
+        uint32_t first;
+        memcpy(&first, buf + 4, 4);
+        ck_assert(memcmp(buf + 8 + first + 4, "\x28\xb5\x2f\xfd", 4) != 0);
+        size_t got_len;
+        uint8_t *got = read_blocks((uint8_t *)buf, blen, 4, 1, &got_len);
+        ck_assert_uint_eq(got_len, n);
+        ck_assert(memcmp(got, payload, n) == 0);
+        free(got);
+        free(buf);
+    }
+    free(cur);
+    free(payload);
+}
+END_TEST
+
+START_TEST(empty_legacy_payload_is_the_magic_alone)
+{
+    size_t blen = 0;
+    tfile_t t;
+    char *buf = write_payload(NULL, 0, true, 1, &blen, &t);
+    ck_assert_uint_eq(blen, 4);
+    ck_assert(memcmp(buf, "tZst", 4) == 0);
     free(buf);
 }
 END_TEST
@@ -251,6 +322,8 @@ Suite *tfile_suite(void)
     tcase_add_test(tc, payload_round_trips_through_four_streams);
     tcase_add_test(tc, file_does_not_depend_on_the_compression_threads);
     tcase_add_test(tc, payload_round_trips_without_threads);
+    tcase_add_test(tc, legacy_container_is_one_stream_after_tZst);
+    tcase_add_test(tc, empty_legacy_payload_is_the_magic_alone);
     tcase_add_test(tc, file_is_written_in_aligned_megabytes);
     tcase_add_test(tc, a_file_on_a_descriptor_is_left_unbuffered);
     tcase_add_test(tc, empty_payload_has_no_blocks);

@@ -13,5 +13,6 @@ Suite *fuzz_regressions_suite(void);
 Suite *netdec_suite(void);
 Suite *util_suite(void);
 Suite *lookup_suite(void);
+Suite *format_suite(void);
 
 #endif
