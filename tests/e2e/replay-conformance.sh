@@ -3,19 +3,22 @@
 #
 # Replays a recorded Tracy session (../shared/fixtures/NAME) into our
 # tracy-capture through the replay tool (with --protocol N: a recording of
-# protocol N, which the replay tool then speaks and our capture is told to
-# offer; default 82), then checks:
-#  - with our own reader, that the saved file gives exactly the fixture's
+# protocol N, which the replay tool then speaks; our capture finds it by
+# its version search), then checks:
+#  - with our own reader, that the saved file (in the format of the
+#    client's release, the default) gives exactly the fixture's
 #    tracy-csvexport output (default, -e, -u, -m, -g);
 #  - that the reader's section-by-section summary of our file equals its
 #    summary of the fixture's upstream-written capture.tracy (every count:
-#    zones, locks, memory, GPU, call stacks, symbols, source files...); for
-#    an older release, of capture-0140.tracy, that file converted to the
-#    0.14 format by v0.14.0's tracy-update (our file is 0.14.0);
-#  - that the queries we sent equal upstream's recorded ones, byte for byte.
+#    zones, locks, memory, GPU, call stacks, symbols, source files...);
+#  - that the queries we sent equal upstream's recorded ones, byte for byte;
+#  - that our spool of the capture, read back with --recover (its protocol
+#    from the spool itself) and saved with --format 0.14, gives the same
+#    csv files, and the summary of capture-0140.tracy (upstream's file
+#    converted to 0.14 by v0.14.0's tracy-update).
 # With CONFORMANCE_MODE=recover the capture reads the recording itself
-# (tracy-capture --recover) instead of a replay; there are no queries to
-# compare then.
+# (tracy-capture --recover, told the protocol with --protocol N) instead of
+# a replay; there are no queries to compare then.
 # Exit 77 (skip) when the fixture or python3 is not available.
 set -u
 fx=$1 capture=$2 reader=$3 replay=$4
@@ -30,8 +33,8 @@ while [ $# -gt 0 ]; do
     shift
 done
 name=$(basename "$fx")
-theirs_file=$fx/capture.tracy
-[ -f "$fx/capture-0140.tracy" ] && theirs_file=$fx/capture-0140.tracy
+theirs14=$fx/capture.tracy
+[ -f "$fx/capture-0140.tracy" ] && theirs14=$fx/capture-0140.tracy
 . "$(dirname "$0")/replay-common.sh"
 skip_unless_replayable "$fx"
 make_tmp
@@ -44,7 +47,8 @@ else
 
     # Answers to the disassembly-driven queries of upstream are not ours to
     # wait for in a replay: keep the end wait short.
-    "$capture" -o "$tmp/out.tracy" -p "$port" $proto_opt --connect-timeout 10 --end-timeout 1 -q 2>"$tmp/capture.err"
+    "$capture" -o "$tmp/out.tracy" -p "$port" --spool "$tmp/spool.bin" --keep-spool --connect-timeout 10 \
+        --end-timeout 1 -q 2>"$tmp/capture.err"
     rc=$?
     wait $rpid
 fi
@@ -54,40 +58,56 @@ cat "$tmp/capture.err"
 if [ -s "$tmp/capture.err" ]; then echo "FAIL: $name: unexpected diagnostics"; exit 1; fi
 
 fail=0
-check() { # mode expected-file
-    if ! "$reader" $1 "$tmp/out.tracy" > "$tmp/got.csv"; then
-        echo "FAIL: $name: our reader rejected our file ($1)"; fail=1; return
+check() { # file mode expected-file
+    if ! "$reader" $2 "$1" > "$tmp/got.csv"; then
+        echo "FAIL: $name: our reader rejected our file $(basename "$1") ($2)"; fail=1; return
     fi
-    if cmp -s "$tmp/got.csv" "$2"; then
-        echo "ok: $name ${1:-default} matches ($(wc -l < "$2") lines)"
+    if cmp -s "$tmp/got.csv" "$3"; then
+        echo "ok: $name $(basename "$1") ${2:-default} matches ($(wc -l < "$3") lines)"
     else
-        echo "FAIL: $name ${1:-default} differs from the fixture:"
-        diff "$tmp/got.csv" "$2" | head -20
+        echo "FAIL: $name $(basename "$1") ${2:-default} differs from the fixture:"
+        diff "$tmp/got.csv" "$3" | head -20
         fail=1
     fi
 }
-check "" "$fx/capture.csv"
-check -e "$fx/self.csv"
-check -g "$fx/gpu.csv"
 if ! zstd -dcq "$fx/unwrap.csv.zst" > "$tmp/unwrap.csv"; then
     echo "FAIL: cannot decompress $fx/unwrap.csv.zst (is zstd installed?)"; exit 1
 fi
-check -u "$tmp/unwrap.csv"
-check -m "$fx/messages.csv"
-# Every section, counted, against upstream's own file of the session.
-"$reader" --summary "$theirs_file" | sort > "$tmp/theirs.sum"
-"$reader" --summary "$tmp/out.tracy" | sort > "$tmp/ours.sum"
-if cmp -s "$tmp/theirs.sum" "$tmp/ours.sum"; then
-    echo "ok: $name summary of every section matches upstream's file ($(wc -l < "$tmp/ours.sum") lines)"
-else
-    echo "FAIL: $name summary differs from upstream's file (< upstream, > ours):"
-    diff "$tmp/theirs.sum" "$tmp/ours.sum" | head -30
-    fail=1
-fi
+# Every csv mode, and every section counted against upstream's own file
+# of the session in that format.
+check_file() { # ours theirs
+    check "$1" "" "$fx/capture.csv"
+    check "$1" -e "$fx/self.csv"
+    check "$1" -g "$fx/gpu.csv"
+    check "$1" -u "$tmp/unwrap.csv"
+    check "$1" -m "$fx/messages.csv"
+    # (the stamp aside: ours is the lowest of the client's release family,
+    # 0.13.0 where upstream's v0.13.1 wrote 0.13.1, so that every patch
+    # release of the family opens it)
+    "$reader" --summary "$2" | grep -v '^version: ' | sort > "$tmp/theirs.sum"
+    "$reader" --summary "$1" | grep -v '^version: ' | sort > "$tmp/ours.sum"
+    if cmp -s "$tmp/theirs.sum" "$tmp/ours.sum"; then
+        echo "ok: $name $(basename "$1"): summary of every section matches $(basename "$2") ($(wc -l < "$tmp/ours.sum") lines)"
+    else
+        echo "FAIL: $name $(basename "$1"): summary differs from $(basename "$2") (< upstream, > ours):"
+        diff "$tmp/theirs.sum" "$tmp/ours.sum" | head -30
+        fail=1
+    fi
+    # The feature counts upstream's loader reported for the session.
+    if [ -f "$fx/inspect.txt" ]; then
+        python3 "$(dirname "$0")/check-inspect.py" "$fx/inspect.txt" "$tmp/ours.sum" || fail=1
+    fi
+}
+check_file "$tmp/out.tracy" "$fx/capture.tracy"
 
-# The feature counts upstream's loader reported for the session.
-if [ -f "$fx/inspect.txt" ]; then
-    python3 "$(dirname "$0")/check-inspect.py" "$fx/inspect.txt" "$tmp/ours.sum" || fail=1
+# The spool names its protocol: read back with no --protocol, in 0.14.
+if [ -f "$tmp/spool.bin" ]; then
+    if "$capture" -o "$tmp/spool-0140.tracy" --recover "$tmp/spool.bin" --format 0.14 -q 2>"$tmp/recover.err" &&
+       ! [ -s "$tmp/recover.err" ]; then
+        check_file "$tmp/spool-0140.tracy" "$theirs14"
+    else
+        cat "$tmp/recover.err"; echo "FAIL: $name: --recover of our spool failed or warned"; fail=1
+    fi
 fi
 
 # The queries we sent, against upstream's recorded ones.
