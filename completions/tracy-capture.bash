@@ -13,6 +13,9 @@ _tracy_capture()
             return ;;
         -p|--port|-s|--seconds|-m|--memlimit|--connect-timeout|--end-timeout)
             return ;;
+        --protocol)
+            COMPREPLY=( $(compgen -W '82 76 74 72 69 66 64 0.14 0.14.0 0.13 0.13.0 0.13.1 0.12 0.12.0 0.12.1 0.12.2 5479a42 0.11.1 0.11 0.11.0 0.10 0.10.0' -- "$cur") )
+            return ;;
         --format)
             COMPREPLY=( $(compgen -W '0.14 0.14.0 0.13 0.13.0 0.13.1 0.12 0.12.0 0.12.1 0.12.2 0.11.2 5479a42 0.11.1 0.11 0.11.0 0.10 0.10.0' -- "$cur") )
             return ;;
@@ -20,7 +23,7 @@ _tracy_capture()
     if [[ $cur == -* ]]; then
         COMPREPLY=( $(compgen -W '-o --output -a --address -p --port -f --force
             -s --seconds -m --memlimit --connect-timeout --end-timeout
-            --recover --spool --keep-spool --no-spool --format -q --quiet -h --help -V --version' -- "$cur") )
+            --recover --spool --keep-spool --no-spool --protocol --format -q --quiet -h --help -V --version' -- "$cur") )
     fi
 }
 complete -F _tracy_capture tracy-capture

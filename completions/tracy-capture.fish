@@ -11,6 +11,7 @@ complete -c tracy-capture -l recover -r -F -d 'Build the trace from a recorded c
 complete -c tracy-capture -l spool -r -F -d 'Spool received bytes to PATH'
 complete -c tracy-capture -l keep-spool -d 'Keep the spool after a successful save'
 complete -c tracy-capture -l no-spool -d 'Do not spool'
+complete -c tracy-capture -l protocol -x -a '82 76 74 72 69 66 64 0.14 0.14.0 0.13 0.13.0 0.13.1 0.12 0.12.0 0.12.1 0.12.2 5479a42 0.11.1 0.11 0.11.0 0.10 0.10.0' -d 'Speak only this protocol (or release) instead of searching'
 complete -c tracy-capture -l format -x -a '0.14 0.14.0 0.13 0.13.0 0.13.1 0.12 0.12.0 0.12.1 0.12.2 0.11.2 5479a42 0.11.1 0.11 0.11.0 0.10 0.10.0' -d 'Save in the file format of a Tracy release'
 complete -c tracy-capture -s q -l quiet -d 'Print only errors and warnings'
 complete -c tracy-capture -s h -l help -d 'Show help'

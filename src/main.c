@@ -21,6 +21,7 @@
 #include "output.h"
 #include "progress.h"
 #include "recover.h"
+#include "protocols.h"
 #include "spool.h"
 #include "writer.h"
 
@@ -120,14 +121,14 @@ static int report_recording_end(const capture_t *c)
         diag_warn("the recording %s ends before the client ended its session; saving what it holds", path);
         return EXIT_OK;
     case OUT_MISMATCH:
-        diag_error("the recording %s holds no protocol-82 session: the client answered with a protocol "
+        diag_error("the recording %s holds no session: the client answered with a protocol "
                    "mismatch", path);
         return EXIT_USAGE;
     case OUT_NOT_AVAILABLE:
-        diag_error("the recording %s holds no protocol-82 session: the client answered 'not available'", path);
+        diag_error("the recording %s holds no session: the client answered 'not available'", path);
         return EXIT_NOT_AVAILABLE;
     case OUT_DROPPED:
-        diag_error("the recording %s holds no protocol-82 session: it ends during the handshake", path);
+        diag_error("the recording %s holds no session: it ends during the handshake", path);
         return EXIT_DROPPED;
     case OUT_NOT_TRACY:
         diag_error("%s is not a recorded Tracy client stream: its first byte, 0x%02x, is no handshake status",
@@ -198,11 +199,19 @@ static int report_outcome(capture_t *c)
     case OUT_INTERRUPTED:
         diag_error("%s before the client sent any data; nothing to save", c->stop_reason);
         return EXIT_ABORTED;
-    case OUT_MISMATCH:
-        diag_error("the client at %s speaks another Tracy protocol version (this tool speaks "
-                   "protocol 82, Tracy 0.14); capture it with the tracy-capture of the client's Tracy "
-                   "version, or rebuild the client with Tracy 0.14", where);
+    case OUT_MISMATCH: {
+        char list[64];
+        proto_list_text(list, sizeof list);
+        if (o->protocol)
+            diag_error("the client at %s does not speak protocol %u (Tracy %s), which --protocol asked for; "
+                       "without --protocol the client's protocol is searched for among %s",
+                       where, o->protocol->version, o->protocol->release, list);
+        else
+            diag_error("the client at %s refused every protocol this tool speaks (%s): it is older than "
+                       "Tracy 0.10 or newer than this tool (Tracy %s); capture it with the tracy-capture of "
+                       "the client's Tracy release", where, list, proto_all[0]->release);
         return EXIT_USAGE;
+    }
     case OUT_NOT_AVAILABLE:
         diag_error("the client at %s already sent its data to another capture and cannot serve "
                    "a second one; restart the client, or build it with TRACY_ON_DEMAND", where);
@@ -342,9 +351,9 @@ static int save_trace(capture_t *c, int rc)
     snprintf(save_abandoned_msg, sizeof save_abandoned_msg, "\ntracy-capture: interrupted; the trace is saved as %s\n",
              so.saved_as);
     if (!c->opts->quiet)
-        summary_saved(c, so.file_bytes, so.payload_bytes,
+        summary_saved(c, format->name, so.file_bytes, so.payload_bytes,
                       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-    if (so.one_stream)
+    if (so.one_stream && !format->legacy)   /* the 0.10 container has only one */
         diag_warn("memory ran out for %d compression streams at once; the trace was saved with one", so.streams);
     if (placed == 1) {
         /* exit 4, unless the capture already has a status of its own */
@@ -389,6 +398,7 @@ int main(int argc, char **argv)
     if (rc != EXIT_OK) return rc;
     if (opts.recover) {
         if (recover_run(c, opts.recover) < 0) return EXIT_USAGE;
+        if (!opts.quiet && c->session.welcomed) progress_client(c);
     } else {
         if (!opts.quiet) progress_connecting(c);
         conn_run(c);

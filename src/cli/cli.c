@@ -40,7 +40,8 @@ static void print_help(FILE *out)
 {
     fprintf(out,
         "Usage: tracy-capture -o FILE [options]\n"
-        "Capture a Tracy 0.14 client (protocol 82) into a .tracy file.\n"
+        "Capture a Tracy client of release 0.10 to 0.14 (protocols 64 to 82, found by\n"
+        "themselves) into a .tracy file in the format of the client's release.\n"
         "\n"
         "  -o, --output FILE          write the trace to FILE (required)\n"
         "  -a, --address ADDRESS      client address or host name (default 127.0.0.1)\n"
@@ -67,8 +68,9 @@ static void print_help(FILE *out)
         "                             64, or a release such as 0.13 or 0.11.1) instead\n"
         "                             of searching for the client's\n"
         "      --format VERSION       save in the file format of that Tracy release,\n"
-        "                             for its tools (0.10 .. 0.14, default 0.14.0;\n"
-        "                             what the format cannot hold is left out)\n"
+        "                             for its tools (0.10 .. 0.14; default: that of\n"
+        "                             the client's release; what the format cannot\n"
+        "                             hold is left out)\n"
         "  -q, --quiet                print only errors and warnings\n"
         "  -h, --help                 show this help and exit\n"
         "  -V, --version              show the version and exit\n"
@@ -224,9 +226,14 @@ int cli_parse(options_t *o, int argc, char **argv)
             break;
         case 'q': o->quiet = true; break;
         case 'h': print_help(stdout); return EXIT_OK;
-        case 'V':
-            printf("tracy-capture %s (Tracy protocol 82, file format 0.14.0; %s)\n", TC_VERSION, disasm_engine());
+        case 'V': {
+            char protocols[64], formats[256];
+            proto_list_text(protocols, sizeof protocols);
+            file_format_list_text(formats, sizeof formats);
+            printf("tracy-capture %s (Tracy protocols %s; file formats %s; %s)\n", TC_VERSION, protocols, formats,
+                   disasm_engine());
             return EXIT_OK;
+        }
         case ':': {
             char name[64];
             faulty_option(argv, before, name, sizeof name);

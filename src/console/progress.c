@@ -138,10 +138,17 @@ void progress_connecting(capture_t *c)
     console.line_open = true;
 }
 
+void progress_client(capture_t *c)
+{
+    const proto_desc_t *d = c->session.desc;
+    erase_progress_line();
+    printf("Client: %s, Tracy %s (protocol %u)\n", c->session.model.capture_program, d->release, d->version);
+}
+
 void progress_connected(capture_t *c)
 {
     char t[32];
-    erase_progress_line();
+    progress_client(c);
     /* the releases whose welcome has it (64-74) print their queue delay */
     if (c->session.desc->layout & PL_WELCOME_DELAY)
         printf("Queue delay: %s\n", fmt_time(t, sizeof t, c->session.model.delay_ns));
@@ -247,15 +254,15 @@ void summary_saving(capture_t *c)
     console.line_open = true;   /* a diagnostic meanwhile goes below it */
 }
 
-void summary_saved(capture_t *c, uint64_t file_bytes, uint64_t payload_bytes, double seconds)
+void summary_saved(capture_t *c, const char *format, uint64_t file_bytes, uint64_t payload_bytes, double seconds)
 {
     (void)c;
     char size[32], t[32];
     console.line_open = false;
     printf("%s done!%s\n", console.out_color ? C_GREEN C_BOLD : "", console.out_color ? C_RESET : "");
-    printf("Trace size %s (%.2f%% ratio), saved in %s\n", fmt_size(size, sizeof size, file_bytes),
+    printf("Trace size %s (%.2f%% ratio), saved in %s, format %s\n", fmt_size(size, sizeof size, file_bytes),
            payload_bytes ? 100.0 * (double)file_bytes / (double)payload_bytes : 0.0,
-           fmt_time(t, sizeof t, (int64_t)(seconds * 1e9)));
+           fmt_time(t, sizeof t, (int64_t)(seconds * 1e9)), format);
     fflush(stdout);
 }
 

@@ -15,6 +15,8 @@ void diag_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void diag_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void progress_connecting(struct capture *c);
+/* The client's program, release and protocol, once its welcome is in. */
+void progress_client(struct capture *c);
 void progress_connected(struct capture *c);
 void progress_handshake_wait(struct capture *c);
 void progress_stopping(struct capture *c);
@@ -28,7 +30,7 @@ void progress_clear(struct capture *c);
 
 void summary_capture(struct capture *c);
 void summary_saving(struct capture *c);
-void summary_saved(struct capture *c, uint64_t file_bytes, uint64_t payload_bytes, double seconds);
+void summary_saved(struct capture *c, const char *format, uint64_t file_bytes, uint64_t payload_bytes, double seconds);
 void summary_save_failed(struct capture *c);
 void summary_features(struct capture *c);
 
