@@ -33,8 +33,10 @@
 #define JITTER_PER_256 31         /* events half a ns late */
 #define HICCUP_PER_256 3          /* groups held up */
 #define THREAD_START_NS 50000     /* threads start one after the other */
-/* ThreadContext, a 64-bit begin, three 32-bit inner pairs, a 32-bit end */
+/* ThreadContext, a 64-bit begin, three 32-bit inner pairs, a 32-bit end;
+ * before protocol 82 every begin and end in the 64-bit form */
 #define GROUP_ROOM (5 + 17 + 3 * (13 + 5) + 5)
+#define GROUP_ROOM_WIDE (5 + 17 + 3 * (17 + 9) + 9)
 
 struct zthread {
     uint32_t tid;
@@ -93,7 +95,7 @@ static void emit_group(struct zones_run *z, struct zthread *t, int inner)
     uint64_t r = bench_rnd(&z->rng);
     int64_t loop = (r >> 63) ? STEP_HALF_NS : 0;
     int64_t begin = tick(t, hiccup(z) + STEP_HALF_NS + loop + extra(r));
-    bulk_room(b, GROUP_ROOM);
+    bulk_room(b, b->compact ? GROUP_ROOM : GROUP_ROOM_WIDE);
     bulk_thread(b, t->tid);
     bulk_zone_begin_here(b, begin, z->outer);
     for (int i = 0; i < inner; i++) {

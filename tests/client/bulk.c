@@ -15,6 +15,10 @@ void bulk_open(struct bulk *b, struct tc_client *c)
     b->c = c;
     b->p = wire_window(c, &b->end);
     b->alive = session_active(c);
+    b->wire = c->proto.wire;
+    b->compact = proto_feature(&c->proto, TC_FEAT_COMPACT_TIMES);
+    b->short_strings = proto_feature(&c->proto, TC_FEAT_SHORT_STRINGS);
+    b->metadata = proto_feature(&c->proto, TC_FEAT_MESSAGE_METADATA);
 }
 
 void bulk_close(struct bulk *b)
@@ -44,12 +48,13 @@ void bulk_message(struct bulk *b, uint32_t tid, int64_t t, const char *text, uin
     size_t len = strlen(text);
     if (len > 255)
         len = 255;
-    bulk_room(b, 5 + 2 + len + 10);
+    bulk_room(b, 5 + 2 + len + 10);   /* the same 17 + len before protocol 82 */
     bulk_thread(b, tid);
-    uint8_t *p = bulk_le(bulk_type(b, b->p, TC_EV_SINGLE_STRING_DATA8), len, 1);
+    uint8_t *p = b->short_strings ? bulk_le(bulk_type(b, b->p, TC_EV_SINGLE_STRING_DATA8), len, 1)
+                                  : bulk_le(bulk_type(b, b->p, TC_EV_SINGLE_STRING_DATA), len, 2);
     memcpy(p, text, len);
     p = bulk_le(bulk_type(b, p + len, TC_EV_MESSAGE), (uint64_t)t, 8);
-    b->p = bulk_le(p, meta, 1);
+    b->p = b->metadata ? bulk_le(p, meta, 1) : p;
 }
 
 void bulk_stack_init(struct bulk_stack *s, const uint64_t *frames, size_t n)

@@ -5,14 +5,17 @@
  * encoders (events.c) keep in c->ev, so both kinds can be mixed as long as
  * the cursor is closed around every other wire or ev_* call. A caller
  * reserves room for a whole group of events with bulk_room() (which may
- * send the frame and answer queries) and then writes the group unchecked. */
+ * send the frame and answer queries) and then writes the group unchecked.
+ * Events are named by their protocol-82 ids (TC_EV_*) and written in the
+ * negotiated protocol's form: its type bytes, and before protocol 82 the
+ * 64-bit time forms only, 16-bit string lengths and no message metadata. */
 #ifndef TC_BULK_H
 #define TC_BULK_H
 
 #include "client.h"
 
 /* Room one group of the bulk encoders below never exceeds, except
- * bulk_mem_* (see BULK_MEM_ROOM). */
+ * bulk_mem_* (see BULK_MEM_ROOM), in every protocol. */
 #define BULK_GROUP_ROOM 512
 #define BULK_MAX_FRAMES 16                      /* call-stack depth */
 #define BULK_MEM_ROOM (5 + 11 + 8 * BULK_MAX_FRAMES + 1 + 9 + 27)
@@ -22,6 +25,9 @@ struct bulk {
     uint8_t *p;     /* next byte of the pending frame */
     uint8_t *end;   /* end of the room left in the pending frame */
     bool alive;     /* the session still takes events */
+    const uint8_t *wire;  /* protocol-82 id -> the protocol's type byte */
+    bool compact;   /* TC_FEAT_COMPACT_TIMES */
+    bool short_strings, metadata; /* TC_FEAT_SHORT_STRINGS, TC_FEAT_MESSAGE_METADATA */
 };
 
 /* A call stack with its CallstackPayload bytes prepared once. */
@@ -51,9 +57,11 @@ static inline uint8_t *bulk_le(uint8_t *p, uint64_t v, int bytes)
     return p + bytes;
 }
 
-/* One event header byte, counted for the manifest. */
-static inline uint8_t *bulk_type(struct bulk *b, uint8_t *p, uint8_t type)
+/* One event header byte (the protocol's for the id), counted for the
+ * manifest. The bulk scenarios send only events every protocol has. */
+static inline uint8_t *bulk_type(struct bulk *b, uint8_t *p, uint8_t id)
 {
+    const uint8_t type = b->wire[id];
     b->c->ev.sent[type]++;
     *p = type;
     return p + 1;
@@ -72,9 +80,12 @@ static inline void bulk_thread(struct bulk *b, uint32_t tid)
     ev->ref_thread = 0;
 }
 
-/* The 16/32/64-bit form of a compact-time family (§6.3). */
+/* The 16/32/64-bit form of a compact-time family (§6.3); before protocol
+ * 82 the 64-bit form with the delta as it is. */
 static inline uint8_t *bulk_time(struct bulk *b, uint8_t *p, uint8_t type64, int64_t d)
 {
+    if (!b->compact)
+        return bulk_le(bulk_type(b, p, type64), (uint64_t)d, 8);
     if (d >= 0 && d < TC_OFFSET_16BIT)
         return bulk_le(bulk_type(b, p, (uint8_t)(type64 + 2)), (uint64_t)d, 2);
     if (d >= 0 && d < TC_OFFSET_32BIT)
@@ -135,7 +146,8 @@ static inline void bulk_frame_mark(struct bulk *b, int64_t t, uint64_t name)
 void bulk_plot(struct bulk *b, uint8_t type, uint32_t tid, uint64_t name, int64_t t,
                uint64_t bits);
 
-/* A copied Message (SingleStringData8 + Message), text up to 255 bytes. */
+/* A copied Message (SingleStringData8 + Message; before protocol 82
+ * SingleStringData + Message without metadata), text up to 255 bytes. */
 void bulk_message(struct bulk *b, uint32_t tid, int64_t t, const char *text, uint8_t meta);
 
 /* Prepare the payload of a call stack (innermost frame first). */

@@ -13,6 +13,7 @@
 #include <lz4.h>
 
 #include "protocol.h"
+#include "protocols.h"
 
 enum tc_scenario {
     TC_SCEN_NORMAL,
@@ -43,6 +44,7 @@ enum tc_garbage_kind {
     TC_GARBAGE_LENGTH,
     TC_GARBAGE_LZ4,
     TC_GARBAGE_EVENT,
+    TC_GARBAGE_NEXT_TYPE,
     TC_BAD_LOCK_UNANNOUNCED,
     TC_BAD_GPU_UNKNOWN_CONTEXT,
     TC_BAD_FIBER_UNKNOWN,
@@ -73,7 +75,8 @@ struct tc_options {
     const char *scenario_name;
     enum tc_garbage_kind garbage_kind;
     const char *garbage_kind_name;
-    uint32_t protocol;
+    uint32_t protocol;  /* the version accepted, TC_PROTOCOL_NONE: none */
+    bool list_types;    /* --list-types: print the protocol's table and exit */
     double seconds;  /* stream scenario duration */
     long zones;      /* approximate number of zones; <= 0: scenario default */
     int threads;     /* application threads incl. the main thread (zones, memory:
@@ -95,6 +98,7 @@ struct tc_welcome_cfg {
     double timer_mul;        /* ns per tick: 1.0 */
     uint64_t resolution;     /* ticks: 10 */
     int64_t init_begin;      /* the initBegin sent: tc_client.init_begin */
+    uint64_t queue_delay;    /* ticks, sent by protocols 64-74 only */
 };
 
 /* A DataTransfer blob being assembled from DataTransferPart queries, and
@@ -133,7 +137,7 @@ struct tc_wire {
     uint64_t frames;        /* LZ4 frames sent */
     uint64_t raw_bytes;     /* decompressed bytes committed */
     uint64_t wire_bytes;    /* bytes sent on the socket (incl. handshake) */
-    uint64_t queries[TC_SQ_COUNT + 1]; /* received per type; last = unknown */
+    uint64_t queries[TC_SQ_COUNT + 1]; /* received per type byte; last = unknown */
     int64_t last_send_ns;   /* monotonic time of the last frame sent */
 };
 
@@ -147,7 +151,7 @@ struct tc_evstate {
     int64_t ref_gpu;        /* GpuTime, shared by all GPU contexts */
     uint32_t next_zone_id;  /* ZoneValidation ids */
     uint64_t next_payload;  /* fake buffer addresses of payload events */
-    uint64_t sent[256];     /* events sent, per type byte */
+    uint64_t sent[256];     /* events sent, per type byte of the protocol */
 };
 
 struct tc_string_entry {
@@ -299,8 +303,13 @@ struct tc_manifest {
     const char *note;
 };
 
+#define TC_MAX_REFUSED 64
+
 struct tc_client {
     struct tc_options opt;
+    struct tc_proto proto;   /* the protocol spoken (82's tables for --protocol none) */
+    uint32_t refused[TC_MAX_REFUSED]; /* versions turned away, in order */
+    size_t n_refused;
     struct tc_welcome_cfg welcome;
     int listen_fd;
     int bound_port;

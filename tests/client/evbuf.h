@@ -1,7 +1,9 @@
 /* evbuf.h - internals shared by the event encoders of tracy-test-client
  * (events.c, events_gpu.c, events_sys.c): a small little-endian buffer for
- * one fixed-size event, and the helpers that emit it, stage strings and
- * call stacks, and keep the four reference times of spec §6.2. Only the
+ * one fixed-size event (built with its protocol-82 id, emitted with the
+ * negotiated protocol's type byte), and the helpers that emit it, stage
+ * strings and call stacks, write the fields whose form depends on the
+ * protocol, and keep the four reference times of spec §6.2. Only the
  * encoder files include this header. */
 #ifndef TC_EVBUF_H
 #define TC_EVBUF_H
@@ -74,7 +76,22 @@ int64_t evb_gpu_delta(struct tc_client *c, int64_t t);
 
 /* The 16/32/64-bit form of a compact-time family (type64 is the 64-bit
  * member, +1 the 32-bit one, +2 the 16-bit one) with its time field. */
-struct evb evb_compact_time(uint8_t type64, int64_t d);
+struct evb evb_compact_time(const struct tc_client *c, uint8_t type64, int64_t d);
+
+/* A message's metadata byte (protocol 82 only). */
+static inline void evb_message_meta(const struct tc_client *c, struct evb *e, uint8_t meta)
+{
+    if (proto_feature(&c->proto, TC_FEAT_MESSAGE_METADATA))
+        b_u8(e, meta);
+}
+
+/* A literal message's text field: the address, with the metadata in its
+ * low byte in protocol 82. */
+static inline void evb_literal_text(const struct tc_client *c, struct evb *e, uint64_t ptr,
+                                    uint8_t meta)
+{
+    b_u64(e, proto_feature(&c->proto, TC_FEAT_MESSAGE_METADATA) ? (ptr << 8) | meta : ptr);
+}
 
 /* CallstackPayload of n frames (recorded as a distinct call stack). */
 void evb_callstack_payload(struct tc_client *c, const uint64_t *frames, size_t n);

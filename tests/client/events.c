@@ -1,25 +1,44 @@
-/* events.c - byte-exact encoders of the protocol-82 events used by
- * tracy-test-client (layouts: spec §5.2, trailers §5.3, payloads §5.5,
- * composite sequences §5.6, time forms §6.3). Every event is built in a
+/* events.c - byte-exact encoders of the events used by tracy-test-client
+ * (protocol-82 layouts: spec §5.2, trailers §5.3, payloads §5.5, composite
+ * sequences §5.6, time forms §6.3; the older protocols' forms of the same
+ * events as protocols.h names them, spec protocol-older.md §4). Every event is built in a
  * small little-endian buffer and handed whole to the frame buffer, so an
  * event never straddles two LZ4 frames. The encoder also keeps the thread
  * context and the thread/serial reference times exactly like a client. */
 #include "events.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "evbuf.h"
 #include "manifest.h"
 #include "wire.h"
 
+/* The event is built with its protocol-82 id in b[0]; the negotiated
+ * protocol's type byte goes on the wire. An event of another size than
+ * the protocol's is a bug of its encoder. */
 void evb_emit_trailer(struct tc_client *c, const struct evb *e, const void *trailer,
                       size_t trailer_len)
 {
+    const uint8_t id = e->b[0];
+    const uint8_t type = proto_wire(&c->proto, id);
+    if (e->n != proto_built_size(&c->proto, id)) {
+        fprintf(stderr, "tracy-test-client: bug: event %u of %zu bytes, protocol %u wants %u\n",
+                id, e->n, c->proto.version, proto_built_size(&c->proto, id));
+        abort();
+    }
     wire_reserve(c, e->n + trailer_len);
-    wire_put(c, e->b, e->n);
+    wire_put(c, &type, 1);
+    wire_put(c, e->b + 1, e->n - 1);
     if (trailer_len)
         wire_put(c, trailer, trailer_len);
-    c->ev.sent[e->b[0]]++;
+    c->ev.sent[type]++;
+}
+
+uint8_t ev_wire_type(const struct tc_client *c, uint8_t id)
+{
+    return proto_wire(&c->proto, id);
 }
 
 void evb_emit(struct tc_client *c, const struct evb *e)
@@ -58,12 +77,16 @@ static size_t clamp_len(const char *text, size_t max)
 }
 
 /* SingleStringData8 / SingleStringData (or the Second* pair): the 8-bit form
- * for up to 255 bytes, else the 16-bit form carrying len - 256. */
+ * for up to 255 bytes, else the 16-bit form carrying len - 256; before
+ * protocol 82 only the 16-bit form, carrying len. */
 void evb_staged_string(struct tc_client *c, bool second, const char *text)
 {
     size_t len = clamp_len(text, 65535);
     struct evb e;
-    if (len <= 255) {
+    if (!proto_feature(&c->proto, TC_FEAT_SHORT_STRINGS)) {
+        e = evb_start(second ? TC_EV_SECOND_STRING_DATA : TC_EV_SINGLE_STRING_DATA);
+        b_u16(&e, (uint16_t)len);
+    } else if (len <= 255) {
         e = evb_start(second ? TC_EV_SECOND_STRING_DATA8 : TC_EV_SINGLE_STRING_DATA8);
         b_u8(&e, (uint8_t)len);
     } else {
@@ -110,11 +133,14 @@ int64_t evb_gpu_delta(struct tc_client *c, int64_t t) { return advance(&c->ev.re
 
 /* Pick the 16/32/64-bit form of a ZoneBegin / ZoneEnd family (type64 is
  * the 64-bit member, +1 the 32-bit one, +2 the 16-bit one) and write the
- * time field; §6.3. */
-struct evb evb_compact_time(uint8_t type64, int64_t d)
+ * time field; §6.3. Before protocol 82: the 64-bit form, delta as it is. */
+struct evb evb_compact_time(const struct tc_client *c, uint8_t type64, int64_t d)
 {
     struct evb e;
-    if (d >= 0 && d < TC_OFFSET_16BIT) {
+    if (!proto_feature(&c->proto, TC_FEAT_COMPACT_TIMES)) {
+        e = evb_start(type64);
+        b_i64(&e, d);
+    } else if (d >= 0 && d < TC_OFFSET_16BIT) {
         e = evb_start((uint8_t)(type64 + 2));
         b_u16(&e, (uint16_t)d);
     } else if (d >= 0 && d < TC_OFFSET_32BIT) {
@@ -172,7 +198,7 @@ void evb_serial_callstack(struct tc_client *c, const uint64_t *frames, size_t n)
 
 static void emit_zone_begin_form(struct tc_client *c, uint8_t type64, int64_t t, uint64_t srcloc)
 {
-    struct evb e = evb_compact_time(type64, evb_thread_delta(c, t));
+    struct evb e = evb_compact_time(c, type64, evb_thread_delta(c, t));
     b_u64(&e, srcloc);
     evb_emit(c, &e);
 }
@@ -238,7 +264,7 @@ void ev_zone_begin_alloc(struct tc_client *c, uint32_t tid, int64_t t,
 void ev_zone_end(struct tc_client *c, uint32_t tid, int64_t t)
 {
     ev_thread_context(c, tid);
-    struct evb e = evb_compact_time(TC_EV_ZONE_END, evb_thread_delta(c, t));
+    struct evb e = evb_compact_time(c, TC_EV_ZONE_END, evb_thread_delta(c, t));
     evb_emit(c, &e);
 }
 
@@ -295,7 +321,7 @@ void ev_message(struct tc_client *c, uint32_t tid, int64_t t, const char *text, 
     evb_staged_string(c, false, text);
     struct evb e = evb_start(n_frames > 0 ? TC_EV_MESSAGE_CALLSTACK : TC_EV_MESSAGE);
     b_i64(&e, t);
-    b_u8(&e, meta);
+    evb_message_meta(c, &e, meta);
     evb_emit(c, &e);
 }
 
@@ -309,7 +335,7 @@ void ev_message_color(struct tc_client *c, uint32_t tid, int64_t t, const char *
     struct evb e = evb_start(n_frames > 0 ? TC_EV_MESSAGE_COLOR_CALLSTACK : TC_EV_MESSAGE_COLOR);
     b_i64(&e, t);
     b_bgr(&e, rgb);
-    b_u8(&e, meta);
+    evb_message_meta(c, &e, meta);
     evb_emit(c, &e);
 }
 
@@ -322,7 +348,7 @@ void ev_message_literal(struct tc_client *c, uint32_t tid, int64_t t, uint64_t t
     struct evb e = evb_start(n_frames > 0 ? TC_EV_MESSAGE_LITERAL_CALLSTACK
                                           : TC_EV_MESSAGE_LITERAL);
     b_i64(&e, t);
-    b_u64(&e, (text_ptr << 8) | meta);
+    evb_literal_text(c, &e, text_ptr, meta);
     evb_emit(c, &e);
 }
 
@@ -337,7 +363,7 @@ void ev_message_literal_color(struct tc_client *c, uint32_t tid, int64_t t, uint
                                           : TC_EV_MESSAGE_LITERAL_COLOR);
     b_i64(&e, t);
     b_bgr(&e, rgb);
-    b_u64(&e, (text_ptr << 8) | meta);
+    evb_literal_text(c, &e, text_ptr, meta);
     evb_emit(c, &e);
 }
 
@@ -583,15 +609,10 @@ void ev_symbol_answer(struct tc_client *c, uint64_t sym_addr, const char *file, 
 void evb_long_transfer(struct tc_client *c, uint8_t type, uint64_t ptr, const void *data,
                        uint32_t len)
 {
-    uint8_t head[13];
     struct evb e = evb_start(type);
     b_u64(&e, ptr);
     b_u32(&e, len);
-    memcpy(head, e.b, e.n);
-    wire_reserve(c, e.n + len);
-    wire_put(c, head, e.n);
-    wire_put(c, data, len);
-    c->ev.sent[type]++;
+    evb_emit_trailer(c, &e, data, len);
 }
 
 void ev_symbol_code(struct tc_client *c, uint64_t sym_addr, const void *code, uint32_t len)

@@ -1,8 +1,14 @@
-/* events.h - encoders for the protocol-82 events tracy-test-client sends
- * (implemented in events.c, events_gpu.c and events_sys.c). Each function
- * appends one complete wire group (e.g. SingleString + ZoneText) to the
- * pending frame. Times are absolute client ticks (GPU times: GPU ticks);
- * the encoders turn them into the deltas and compact forms of spec §6. */
+/* events.h - encoders for the events tracy-test-client sends (implemented
+ * in events.c, events_gpu.c and events_sys.c), in the form of the
+ * negotiated protocol (c->proto). Each function appends one complete wire
+ * group (e.g. SingleString + ZoneText) to the pending frame. Times are
+ * absolute client ticks (GPU times: GPU ticks); the encoders turn them into
+ * the deltas and compact forms of spec §6. An event the protocol lacks
+ * (proto_has false: sections, GPU annotations, GpuTimeSync, MemDiscard,
+ * ThreadGroupHint) must not be asked for: the scenarios skip those
+ * families, and an encoder asked anyway aborts. Fields a protocol lacks
+ * (a fiber's group hint, a CPU's die, a context switch's priorities, a
+ * message's severity) are left out by the encoder. */
 #ifndef TC_EVENTS_H
 #define TC_EVENTS_H
 
@@ -71,6 +77,8 @@ uint64_t ev_frames_hash(const uint64_t *frames, size_t n);
 
 /* Raw bytes as one "event" (garbage injection). */
 void ev_raw(struct tc_client *c, const void *bytes, size_t len);
+/* The protocol's type byte of a protocol-82 event id, for raw bytes. */
+uint8_t ev_wire_type(const struct tc_client *c, uint8_t id);
 
 /* --- GPU (events_gpu.c) --- */
 struct tc_gpu_context {

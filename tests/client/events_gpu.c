@@ -1,10 +1,11 @@
-/* events_gpu.c - encoders of the GPU event family of protocol 82 for
- * tracy-test-client: contexts and their names, GPU zones in all eight
+/* events_gpu.c - encoders of the GPU event family for tracy-test-client
+ * (the same layouts in all protocols; GpuTimeSync exists from 66, the
+ * annotations from 76): contexts and their names, GPU zones in all eight
  * begin forms (thread or serial time reference, static or allocated source
  * location, with or without call stack) and both end forms, GPU time
  * stamps against the GPU reference shared by all contexts, calibration,
  * time sync and zone annotations (spec §5.2 types 45-54, 60-62, 76-77, 95,
- * 118; sequences §5.6; semantics §9.8). */
+ * 118 in protocol 82's numbering; sequences §5.6; semantics §9.8). */
 #include "events.h"
 
 #include "evbuf.h"

@@ -1,11 +1,12 @@
-/* events_sys.c - encoders of the protocol-82 event families a client with
+/* events_sys.c - encoders of the event families a client with
  * system tracing, fibers and the less common APIs sends, for
  * tracy-test-client: sampling (CallstackSample*, compact ctx-time forms),
  * scheduling (ContextSwitch, ThreadWakeup, CpuTopology), hardware samples,
  * system time and power reports, fibers, sections, frame images, memory
  * discards, lock marks, Lua-style allocated call stacks, crash reports and
  * the remaining control events (ParamSetup, FrameVsync). Layouts: spec
- * §5.2; sequences §5.6; time forms §6.3. */
+ * §5.2; sequences §5.6; time forms §6.3; the older protocols' layouts:
+ * protocol-older.md §4. */
 #include "events.h"
 
 #include "evbuf.h"
@@ -22,9 +23,14 @@ void ev_callstack_sample(struct tc_client *c, uint32_t thread, int64_t t, const 
 
 void ev_callstack_sample_staged(struct tc_client *c, uint32_t thread, int64_t t, bool context_switch)
 {
-    struct evb e = evb_compact_time(context_switch ? TC_EV_CALLSTACK_SAMPLE_CONTEXT_SWITCH
-                                                   : TC_EV_CALLSTACK_SAMPLE,
+    struct evb e = evb_compact_time(c, context_switch ? TC_EV_CALLSTACK_SAMPLE_CONTEXT_SWITCH
+                                                      : TC_EV_CALLSTACK_SAMPLE,
                                     evb_ctx_delta(c, t));
+    if (!proto_feature(&c->proto, TC_FEAT_SAMPLE_THREAD_FIRST)) {
+        b_u32(&e, thread); /* before protocol 82: time, then thread */
+        evb_emit(c, &e);
+        return;
+    }
     /* the thread field precedes the time: rebuild with it in place */
     struct evb out = evb_start(e.b[0]);
     b_u32(&out, thread);
@@ -44,9 +50,11 @@ void ev_context_switch(struct tc_client *c, const struct tc_ctx_switch *s)
     b_u8(&e, s->cpu);
     b_u8(&e, s->wait_reason);
     b_u8(&e, s->state);
-    b_u8(&e, 0); /* previousCState */
-    b_u8(&e, (uint8_t)s->new_priority);
-    b_u8(&e, (uint8_t)s->old_priority);
+    if (proto_feature(&c->proto, TC_FEAT_SCHED_DETAILS)) {
+        b_u8(&e, 0); /* previousCState */
+        b_u8(&e, (uint8_t)s->new_priority);
+        b_u8(&e, (uint8_t)s->old_priority);
+    }
     evb_emit(c, &e);
 }
 
@@ -55,9 +63,11 @@ void ev_thread_wakeup(struct tc_client *c, int64_t t, uint32_t thread, uint8_t c
     struct evb e = evb_start(TC_EV_THREAD_WAKEUP);
     b_i64(&e, evb_ctx_delta(c, t));
     b_u32(&e, thread);
-    b_u8(&e, cpu);
-    b_u8(&e, (uint8_t)-1); /* adjustReason: none on Linux */
-    b_u8(&e, 0);           /* adjustIncrement */
+    if (proto_feature(&c->proto, TC_FEAT_SCHED_DETAILS)) {
+        b_u8(&e, cpu);
+        b_u8(&e, (uint8_t)-1); /* adjustReason: none on Linux */
+        b_u8(&e, 0);           /* adjustIncrement */
+    }
     evb_emit(c, &e);
 }
 
@@ -66,7 +76,8 @@ void ev_cpu_topology(struct tc_client *c, uint32_t package, uint32_t die, uint32
 {
     struct evb e = evb_start(TC_EV_CPU_TOPOLOGY);
     b_u32(&e, package);
-    b_u32(&e, die);
+    if (proto_feature(&c->proto, TC_FEAT_TOPOLOGY_DIE))
+        b_u32(&e, die);
     b_u32(&e, core);
     b_u32(&e, cpu);
     evb_emit(c, &e);
@@ -109,7 +120,8 @@ void ev_fiber_enter(struct tc_client *c, uint32_t tid, int64_t t, uint64_t fiber
     b_i64(&e, evb_thread_delta(c, t));
     b_u64(&e, fiber);
     b_u32(&e, tid);
-    b_u32(&e, (uint32_t)group_hint);
+    if (proto_feature(&c->proto, TC_FEAT_FIBER_GROUP_HINT))
+        b_u32(&e, (uint32_t)group_hint);
     evb_emit(c, &e);
 }
 
@@ -277,7 +289,7 @@ void ev_message_staged(struct tc_client *c, uint32_t tid, int64_t t, const char 
     evb_staged_string(c, false, text);
     struct evb e = evb_start(TC_EV_MESSAGE_CALLSTACK);
     b_i64(&e, t);
-    b_u8(&e, meta);
+    evb_message_meta(c, &e, meta);
     evb_emit(c, &e);
 }
 
@@ -302,6 +314,8 @@ void ev_crash(struct tc_client *c)
 
 /* --------------------------------------------------------------- misc */
 
+/* Before protocol 82 the type byte is a bool flag: Integer 0 and Boolean
+ * 1 keep their value, a Trigger is not asked for (TC_FEAT_PARAM_TRIGGER). */
 void ev_param_setup(struct tc_client *c, uint32_t idx, uint64_t name, uint8_t type, int32_t val)
 {
     struct evb e = evb_start(TC_EV_PARAM_SETUP);

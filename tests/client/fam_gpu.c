@@ -4,7 +4,8 @@
  * forms, GpuZoneEnd with thread 0 like the real OpenGL client) and an
  * unbound Vulkan one (period 1.5, calibrated; zones in the four serial
  * forms on the main thread and a worker, annotations, GpuCalibration and
- * GpuTimeSync). Zones nest up to three deep; every zone gets a GpuTime for
+ * GpuTimeSync; the annotations from protocol 76 on, the time sync from 66 on).
+ * Zones nest up to three deep; every zone gets a GpuTime for
  * its begin and end query, collected at the end of the frame in query
  * order, both contexts sharing the GPU time reference (§6.2). GPU clocks
  * are chosen so the server's conversion (§9.8) is exact: a GPU time maps
@@ -107,6 +108,8 @@ void fam_gpu_contexts(struct ext *e, int64_t when, bool with_vulkan)
     if (!with_vulkan)
         return;
     new_context(e, &e->vk, when + 1000);
+    if (!proto_has(&e->c->proto, TC_EV_GPU_ANNOTATION_NAME))
+        return;
     ev_gpu_annotation_name(e->c, e->vk.id, 1, "waves");
     ev_gpu_annotation_name(e->c, e->vk.id, 2, "LDS bytes");
 }
@@ -189,6 +192,8 @@ void fam_gpu_gl_frame(struct ext *e, long f, int64_t start)
 
 static void vk_annotate(struct ext *e, const struct gpu_zone *z, uint32_t thread, long f)
 {
+    if (!proto_has(&e->c->proto, TC_EV_GPU_ZONE_ANNOTATION))
+        return;
     ev_gpu_zone_annotation(e->c, 1, 64.0 + (double)(f % 7), thread, z->query, e->vk.id);
     ev_gpu_zone_annotation(e->c, 2, 16384.0, thread, z->query, e->vk.id);
 }
@@ -204,7 +209,7 @@ static void vk_calibrate(struct ext *e, long f)
         ev_gpu_calibration(e->c, gpu_ticks(g, ns), to_tick(e, ns), ns - g->anchor_ns, g->id);
         g->anchor_ns = ns;
     }
-    if (f % 16 == 12) {
+    if (f % 16 == 12 && proto_has(&e->c->proto, TC_EV_GPU_TIME_SYNC)) {
         int64_t sync = gpu_align(g, ns + 50);
         ev_gpu_time_sync(e->c, gpu_ticks(g, sync), to_tick(e, sync), g->id);
     }

@@ -1,9 +1,9 @@
 /* fam_misc.c - the remaining event families of the extended scenarios of
  * tracy-test-client: fibers (two fibers moving between two workers, with
  * zones left open across a switch and a message inside a fiber), sections
- * (two categories, one Leave arriving before its Enter, one left open),
- * frame images attached to default frame marks, memory discards of a
- * named pool and a default-pool block freed frames later with a call
+ * (two categories, one Leave arriving before its Enter, one left open;
+ * protocol 82 only), frame images attached to default frame marks, memory
+ * discards of a named pool (frees of its blocks before protocol 72) and a default-pool block freed frames later with a call
  * stack, lock marks and a short-lived lock, Lua-style allocated call
  * stacks (with and without a native part) consumed by a zone and a
  * message, a literal colored message with a call stack, parameters,
@@ -49,12 +49,16 @@ void fam_misc_init(struct ext *e)
 
 /* ---------------------------------------------------------- parameters */
 
+/* An integer, a boolean and (protocol 82 only) a trigger. */
 void fam_params(struct ext *e)
 {
     ev_param_setup(e->c, 0, e->param_name[0], TC_PARAM_INTEGER, 60);
     ev_param_setup(e->c, 1, e->param_name[1], TC_PARAM_BOOLEAN, 1);
+    e->c->man.facts.params += 2;
+    if (!proto_feature(&e->c->proto, TC_FEAT_PARAM_TRIGGER))
+        return;
     ev_param_setup(e->c, 2, e->param_name[2], TC_PARAM_TRIGGER, 0);
-    e->c->man.facts.params += 3;
+    e->c->man.facts.params++;
 }
 
 /* ------------------------------------------------------------- fibers */
@@ -129,9 +133,19 @@ void fam_fiber_frame(struct ext *e, long f)
 
 /* ------------------------------------------------------------ sections */
 
+/* Sections exist from protocol 82 on; before, their time passes on the
+ * threads as in protocol 82 (the rest of the session keeps its times) and
+ * nothing is sent. */
+static bool has_sections(const struct ext *e)
+{
+    return proto_has(&e->c->proto, TC_EV_SECTION_ENTER);
+}
+
 void fam_section_setup(struct ext *e, bool with_strings)
 {
     static const char *const description[2] = { "Level streaming", "Gameplay phases" };
+    if (!has_sections(e))
+        return;
     for (uint16_t cat = 1; cat <= 2; cat++) {
         ev_section_setup(e->c, cat, with_strings ? description[cat - 1] : NULL);
         manifest_counter(e->c, TC_CNT_SECTION, cat,
@@ -150,8 +164,11 @@ static void section(struct ext *e, struct gen_thread *t, uint16_t category, cons
 {
     uint32_t id = e->next_section++;
     t->now += 10 * US;
-    ev_section_enter(e->c, t->tid, t->now, id, category, text);
+    const int64_t enter = t->now;
     t->now += length;
+    if (!has_sections(e))
+        return;
+    ev_section_enter(e->c, t->tid, enter, id, category, text);
     ev_section_leave(e->c, t->tid, t->now, id);
     section_count(e, category);
     manifest_time(e->c, t->now);
@@ -163,10 +180,12 @@ static void section_leave_first(struct ext *e, struct gen_thread *enter, struct 
     uint32_t id = e->next_section++;
     int64_t t_enter = enter->now + 10 * US;
     int64_t t_leave = gen_later(leave->now, t_enter) + 200 * US;
-    ev_section_leave(e->c, leave->tid, t_leave, id);
-    ev_section_enter(e->c, enter->tid, t_enter, id, 2, "boss fight (leave arrived first)");
     enter->now = t_enter;
     leave->now = t_leave;
+    if (!has_sections(e))
+        return;
+    ev_section_leave(e->c, leave->tid, t_leave, id);
+    ev_section_enter(e->c, enter->tid, t_enter, id, 2, "boss fight (leave arrived first)");
     section_count(e, 2);
     manifest_time(e->c, t_leave);
 }
@@ -188,6 +207,8 @@ void fam_section_frame(struct ext *e, long f, bool last)
         section_leave_first(e, r, g->n_threads > 2 ? &g->th[2] : &g->th[0]);
     if (last && !e->section_open_sent) {
         r->now += 10 * US;
+        if (!has_sections(e))
+            return;
         ev_section_enter(e->c, r->tid, r->now, e->next_section++, 1, "final chunk (never left)");
         section_count(e, 1);
         e->c->man.facts.sections_open++;
@@ -239,25 +260,35 @@ static void texture_allocs(struct ext *e, long f)
 {
     struct gen *g = e->g;
     uint32_t tid = g->th[0].tid;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < FAM_TEXTURES; i++) {
         uint64_t ptr = 0x30000000ull + (uint64_t)(f % 100) * 0x100000 + (uint64_t)i * 0x10000;
         ev_mem_alloc(e->c, tid, gen_serial_at(g, 2000), ptr, 256 * 1024, e->texture_pool,
                      i == 1 ? e->stack_discard : NULL, i == 1 ? 3 : 0);
+        e->texture_ptr[i] = ptr;
     }
-    pool_counter(e, e->texture_pool)->count += 3;
-    e->texture_live += 3;
+    pool_counter(e, e->texture_pool)->count += FAM_TEXTURES;
+    e->texture_live += FAM_TEXTURES;
     names_thread_used(e->c, tid);
 }
 
+/* The pool is discarded at once (MemDiscard, from protocol 72 on), or its
+ * blocks freed one by one where the protocol has no discard. */
 static void texture_discard(struct ext *e, long f)
 {
     struct gen *g = e->g;
     bool callstack = (f / 10) % 2 == 1;
-    ev_mem_discard(e->c, g->th[0].tid, gen_serial_at(g, 3000), e->texture_pool,
-                   callstack ? e->stack_discard : NULL, callstack ? 3 : 0);
+    const uint64_t *stack = callstack ? e->stack_discard : NULL;
+    if (proto_has(&e->c->proto, TC_EV_MEM_DISCARD)) {
+        ev_mem_discard(e->c, g->th[0].tid, gen_serial_at(g, 3000), e->texture_pool, stack,
+                       stack ? 3 : 0);
+        e->c->man.facts.mem_discards++;
+    } else {
+        for (int i = 0; i < e->texture_live; i++)
+            ev_mem_free(e->c, g->th[0].tid, gen_serial_at(g, 1000), e->texture_ptr[i],
+                        e->texture_pool, stack, stack ? 3 : 0);
+    }
     pool_counter(e, e->texture_pool)->count2 += (uint64_t)e->texture_live;
     e->texture_live = 0;
-    e->c->man.facts.mem_discards++;
 }
 
 /* A default-pool block allocated by one worker and freed (with a call

@@ -336,6 +336,8 @@ static void send_event(struct ext *e, const struct ctx_event *v)
     default:
         ev_callstack_sample(c, v->a, v->t, st->frames, st->n, v->kind == CTX_SWITCH_SAMPLE);
         note_sample(e, v->a, v->kind == CTX_SWITCH_SAMPLE);
+        if (!proto_feature(&c->proto, TC_FEAT_SAMPLES_SET_LAST_TIME))
+            return; /* a protocol-64 server's last time ignores samples */
         break;
     }
     manifest_time(c, v->t);
@@ -372,7 +374,7 @@ void fam_hw_frame(struct ext *e, long f, int64_t start)
         int64_t t = f % 7 == 0 && k < 2 ? 0 : start + 200 * US + k * 1000;
         ev_hw_sample(e->c, (enum tc_hw_kind)k, fn[k] + offset[k], t);
         e->c->man.facts.hw_samples++;
-        if (t)
+        if (t && proto_feature(&e->c->proto, TC_FEAT_SAMPLES_SET_LAST_TIME))
             manifest_time(e->c, t);
     }
 }

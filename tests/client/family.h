@@ -17,6 +17,7 @@
 #define FAM_SCHED_THREADS 16
 #define FAM_STACKS 32
 #define FAM_STACK_DEPTH 6
+#define FAM_TEXTURES 3        /* texture-pool blocks allocated at once */
 
 /* A GpuTime still to be collected. */
 struct gpu_pending {
@@ -104,6 +105,7 @@ struct ext {
 
     /* memory, locks, call stacks */
     uint64_t texture_pool;
+    uint64_t texture_ptr[FAM_TEXTURES]; /* the live blocks of the texture pool */
     int texture_live;
     uint64_t late_free_ptr;
     long late_free_frame;

@@ -1,7 +1,8 @@
 /* main.c - command line of tracy-test-client, a scripted stand-in for a
  * Tracy-instrumented application: it plays the client side of Tracy
- * network protocol 82 (v0.14.0) so the capture tool can be tested end to
- * end. See usage() for the options and scenario.c for what is sent. */
+ * network protocol 82 (v0.14.0) or of an older one (--protocol, see
+ * protocols.h) so the capture tool can be tested end to end. See usage()
+ * for the options and scenario.c for what is sent. */
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -46,11 +47,12 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: tracy-test-client [options]\n"
-            "Plays the client side of Tracy protocol 82 for testing a capture tool.\n"
+            "Plays the client side of a Tracy protocol (%s) for testing a capture tool.\n"
             "  -p, --port N          TCP port to listen on (default 8086, 0 = any free)\n"
             "  -a, --address A       address to listen on (default 127.0.0.1)\n"
             "  -S, --scenario NAME   %s (default normal)\n"
-            "  -g, --garbage-kind K  for --scenario garbage: length, lz4 or event (default length);\n"
+            "  -g, --garbage-kind K  for --scenario garbage: length, lz4, event or next-type\n"
+            "                        (default length);\n"
             "                        for --scenario malformed, the bad input injected mid-session:\n"
             "                        lock-unannounced, gpu-unknown-context, fiber-unknown,\n"
             "                        time-backwards, unasked-answers, srcloc-overflow,\n"
@@ -60,8 +62,11 @@ static void usage(FILE *out)
             "                        hash-flood, callstack-flood, string-flood; or in the\n"
             "                        welcome: timer-nan, timer-infinite, timer-huge,\n"
             "                        resolution-max, init-begin-far (default lock-unannounced)\n"
-            "  -P, --protocol V      protocol version to accept (default 82); other versions\n"
-            "                        get ProtocolMismatch and the client keeps listening\n"
+            "  -P, --protocol V      protocol spoken: 64, 66, 69, 72, 74, 76 or 82 (default), or\n"
+            "                        none; other versions (none: all) get ProtocolMismatch and\n"
+            "                        the client keeps listening (none: until each of the seven\n"
+            "                        was refused)\n"
+            "  -L, --list-types      print the protocol's event types (number, size, name)\n"
             "  -s, --seconds S       duration of the stream scenario, silence of stall (default 10)\n"
             "  -z, --zones N         approximate number of zones to send (zones, threads:\n"
             "                        per thread; memory: batches per worker)\n"
@@ -74,7 +79,7 @@ static void usage(FILE *out)
             "  -q, --quiet           no diagnostics (the listening line is always printed)\n"
             "  -V, --version         print the version\n"
             "  -h, --help            this text\n",
-            scenario_names(), BENCH_MAX_THREADS);
+            proto_version_list(), scenario_names(), BENCH_MAX_THREADS);
 }
 
 static bool parse_number(const char *s, double min, double *out)
@@ -87,6 +92,20 @@ static bool parse_number(const char *s, double min, double *out)
     return true;
 }
 
+/* --protocol: a known version, or none. */
+static bool parse_protocol(const char *s, uint32_t *out)
+{
+    double v;
+    if (strcmp(s, "none") == 0) {
+        *out = TC_PROTOCOL_NONE;
+        return true;
+    }
+    if (!parse_number(s, 0, &v) || v > 0xFFFFFFFFu || !proto_known((uint32_t)v))
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
 static const struct {
     const char *name;
     enum tc_garbage_kind kind;
@@ -95,6 +114,7 @@ static const struct {
     { "length", TC_GARBAGE_LENGTH, false },
     { "lz4", TC_GARBAGE_LZ4, false },
     { "event", TC_GARBAGE_EVENT, false },
+    { "next-type", TC_GARBAGE_NEXT_TYPE, false },
     { "lock-unannounced", TC_BAD_LOCK_UNANNOUNCED, true },
     { "gpu-unknown-context", TC_BAD_GPU_UNKNOWN_CONTEXT, true },
     { "fiber-unknown", TC_BAD_FIBER_UNKNOWN, true },
@@ -164,6 +184,7 @@ static int parse_options(int argc, char **argv, struct tc_options *o)
         { "scenario", required_argument, NULL, 'S' },
         { "garbage-kind", required_argument, NULL, 'g' },
         { "protocol", required_argument, NULL, 'P' },
+        { "list-types", no_argument, NULL, 'L' },
         { "seconds", required_argument, NULL, 's' },
         { "zones", required_argument, NULL, 'z' },
         { "threads", required_argument, NULL, 't' },
@@ -177,14 +198,15 @@ static int parse_options(int argc, char **argv, struct tc_options *o)
     };
     int opt;
     double v;
-    while ((opt = getopt_long(argc, argv, "p:a:S:g:P:s:z:t:m:r:T:qVh", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "p:a:S:g:P:Ls:z:t:m:r:T:qVh", longopts, NULL)) != -1) {
         bool ok = true;
         switch (opt) {
         case 'p': ok = parse_number(optarg, 0, &v) && v <= 65535; o->port = (int)v; break;
         case 'a': o->address = optarg; break;
         case 'S': ok = scenario_parse(optarg, &o->scenario); o->scenario_name = optarg; break;
         case 'g': ok = parse_garbage_kind(optarg, o); break;
-        case 'P': ok = parse_number(optarg, 0, &v) && v <= 0xFFFFFFFFu; o->protocol = (uint32_t)v; break;
+        case 'P': ok = parse_protocol(optarg, &o->protocol); break;
+        case 'L': o->list_types = true; break;
         case 's': ok = parse_number(optarg, 0, &o->seconds); break;
         case 'z': ok = parse_number(optarg, 1, &v); o->zones = (long)v; break;
         case 't': ok = parse_number(optarg, 1, &v) && v <= BENCH_MAX_THREADS; o->threads = (int)v; break;
@@ -192,9 +214,14 @@ static int parse_options(int argc, char **argv, struct tc_options *o)
         case 'r': o->record_path = optarg; break;
         case 'T': ok = parse_number(optarg, 0, &o->timeout); break;
         case 'q': o->quiet = true; break;
-        case 'V': printf("tracy-test-client %s (Tracy protocol %d)\n", TC_VERSION, TC_PROTOCOL_VERSION); return 0;
+        case 'V': printf("tracy-test-client %s (Tracy protocols %s)\n", TC_VERSION, proto_version_list()); return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 1;
+        }
+        if (!ok && opt == 'P') {
+            fprintf(stderr, "tracy-test-client: invalid value for -P: %s (%s or none)\n", optarg,
+                    proto_version_list());
+            return 1;
         }
         if (!ok) {
             fprintf(stderr, "tracy-test-client: invalid value for -%c: %s\n", opt, optarg);
@@ -214,6 +241,10 @@ static int parse_options(int argc, char **argv, struct tc_options *o)
                 o->garbage_kind_name, o->scenario_name);
         return 1;
     }
+    if (o->list_types && o->protocol == TC_PROTOCOL_NONE) {
+        fprintf(stderr, "tracy-test-client: --list-types needs a protocol, not none\n");
+        return 1;
+    }
     if (o->threads > MAX_THREADS && o->scenario != TC_SCEN_THREADS) {
         fprintf(stderr, "tracy-test-client: invalid value for -t: %d (more than %d threads "
                         "only for --scenario threads)\n", o->threads, MAX_THREADS);
@@ -224,6 +255,8 @@ static int parse_options(int argc, char **argv, struct tc_options *o)
 
 static void init_client(struct tc_client *c)
 {
+    proto_init(&c->proto, c->opt.protocol == TC_PROTOCOL_NONE ? TC_PROTOCOL_VERSION
+                                                             : c->opt.protocol);
     c->listen_fd = -1;
     c->start_ns = tc_now_ns();
     c->init_begin = 1000000;
@@ -231,6 +264,7 @@ static void init_client(struct tc_client *c)
     c->welcome.timer_mul = 1.0;
     c->welcome.resolution = 10;
     c->welcome.init_begin = c->init_begin;
+    c->welcome.queue_delay = 40;
     c->main_tid = 1000;
     c->symbol_tid = 1999;
     if (c->opt.timeout > 0) {
@@ -253,6 +287,11 @@ int main(int argc, char **argv)
     int rc = parse_options(argc, argv, &c->opt);
     if (rc >= 0)
         return rc;
+    if (c->opt.list_types) {
+        proto_init(&c->proto, c->opt.protocol);
+        proto_list_types(&c->proto, stdout);
+        return 0;
+    }
     signal(SIGPIPE, SIG_IGN);
     init_client(c);
     if (!wire_init(c)) {

@@ -11,14 +11,18 @@
  *
  *   format 1
  *   scenario NAME
- *   protocol V                    protocol version the client accepts
+ *   protocol V                    protocol version the client speaks (none: it
+ *                                 refuses all)
+ *   refused V                     (per refused connection, in order) a version a
+ *                                 server offered and got ProtocolMismatch for
  *   program NAME                  WelcomeMessage.programName
  *   pid N
  *   init_begin TICKS              WelcomeMessage.initBegin (time origin)
  *   end REASON                    terminate | server-closed | disconnect | crash |
  *                                 disconnect-mid-frame | reset | garbage-KIND |
  *                                 malformed-stream |
- *                                 not-available | drop | timeout | no-session
+ *                                 not-available | drop | timeout | no-session |
+ *                                 refused (--protocol none: all seven were)
  *   threads N                     thread records the server should hold: application
  *                                 threads that carried events (also those seen only
  *                                 in samples) and fibers
@@ -67,6 +71,7 @@
  *                                 (incl. converted GPU times)
  *   welcome_flags N               WelcomeMessage.flags (1 OnDemand, 4 CodeTransfer)
  *   sampling_period N             WelcomeMessage.samplingPeriod (ns)
+ *   queue_delay N                 WelcomeMessage.delay (ticks; protocols 64-74 only)
  *   on_demand_frames N            OnDemandPayload.frames (0 unless on demand)
  *   gpu_contexts N
  *   gpu_context ZONES TYPE NAME   per context: GPU zones, GpuContextType (1 OpenGL,
@@ -115,10 +120,10 @@
  *   params N                      ParamSetup events
  *   crash N                       1 after a Crash
  *   crash_time_ns T               the CrashReport time (only after a crash)
- *   event TYPE COUNT              events sent per QueueType value (decimal),
- *                                 compact forms counted separately
- *   query TYPE COUNT              queries received per ServerQuery value
- *                                 (TYPE "unknown" for values > 15)
+ *   event TYPE COUNT              events sent per QueueType value (decimal) of the
+ *                                 protocol spoken, compact forms counted separately
+ *   query TYPE COUNT              queries received per ServerQuery value of the
+ *                                 protocol spoken (TYPE "unknown" for values > 15)
  *   lz4_frames N                  LZ4 frames sent
  *   bytes_raw N                   decompressed stream bytes sent
  *   bytes_wire N                  bytes written to the socket
@@ -439,6 +444,8 @@ static void write_welcome(FILE *f, const struct tc_client *c)
 {
     write_count(f, "welcome_flags", c->welcome.flags);
     fprintf(f, "sampling_period %lld\n", (long long)c->welcome.sampling_period);
+    if (c->opt.protocol != TC_PROTOCOL_NONE && proto_feature(&c->proto, TC_FEAT_WELCOME_DELAY))
+        write_count(f, "queue_delay", c->welcome.queue_delay);
     write_count(f, "on_demand_frames", c->welcome.ondemand_frames);
 }
 
@@ -558,8 +565,14 @@ bool manifest_write(struct tc_client *c, const char *path)
         return false;
     struct tc_manifest *m = &c->man;
     fprintf(f, "# tracy-test-client manifest; format described in tests/client/manifest.c\n");
-    fprintf(f, "format 1\nscenario %s\nprotocol %u\nprogram tracy-test-client\n",
-            c->opt.scenario_name, c->opt.protocol);
+    fprintf(f, "format 1\nscenario %s\n", c->opt.scenario_name);
+    if (c->opt.protocol == TC_PROTOCOL_NONE)
+        fprintf(f, "protocol none\n");
+    else
+        fprintf(f, "protocol %u\n", c->opt.protocol);
+    for (size_t i = 0; i < c->n_refused; i++)
+        fprintf(f, "refused %u\n", c->refused[i]);
+    fprintf(f, "program tracy-test-client\n");
     fprintf(f, "pid %ld\ninit_begin %lld\nend %s\n", (long)getpid(), (long long)c->init_begin,
             m->end_reason);
     write_threads(f, c);

@@ -1,6 +1,8 @@
 /* protocol.h - Tracy protocol 82 constants used by tracy-test-client:
- * event (QueueType) numbers and fixed sizes, server query numbers,
- * handshake values and framing limits (spec protocol-82.md §2-§6). */
+ * event (QueueType) numbers, server query numbers, handshake values and
+ * framing limits (spec protocol-82.md §2-§6). The TC_EV_* and TC_SQ_*
+ * values are also the ids the client uses internally in every protocol;
+ * protocols.h maps them to an older protocol's numbers. */
 #ifndef TC_PROTOCOL_H
 #define TC_PROTOCOL_H
 

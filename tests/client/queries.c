@@ -62,7 +62,8 @@ static void answer_thread_string(struct tc_client *c, uint64_t tid)
 {
     const struct tc_thread_entry *t = names_find_thread_entry(c, tid);
     ev_string_transfer(c, TC_EV_THREAD_NAME, tid, t ? t->name : "???");
-    if (t && t->group_hint != 0 && !c->disconnecting) { /* queued: dropped after Disconnect */
+    if (t && t->group_hint != 0 && !c->disconnecting && /* queued: dropped after Disconnect */
+        proto_has(&c->proto, TC_EV_THREAD_GROUP_HINT)) {
         ev_thread_group_hint(c, (uint32_t)tid, t->group_hint);
         c->man.facts.group_hints++;
     }

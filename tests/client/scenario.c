@@ -854,9 +854,10 @@ static void run_failure(struct tc_client *c)
         break;
     case TC_SCEN_GARBAGE:
         session_send_garbage(c, c->opt.garbage_kind);
-        c->man.end_reason = c->opt.garbage_kind == TC_GARBAGE_LENGTH ? "garbage-length"
-                            : c->opt.garbage_kind == TC_GARBAGE_LZ4  ? "garbage-lz4"
-                                                                     : "garbage-event";
+        c->man.end_reason = c->opt.garbage_kind == TC_GARBAGE_LENGTH    ? "garbage-length"
+                            : c->opt.garbage_kind == TC_GARBAGE_LZ4     ? "garbage-lz4"
+                            : c->opt.garbage_kind == TC_GARBAGE_EVENT   ? "garbage-event"
+                                                                        : "garbage-next-type";
         session_abort(c, TC_ABORT_WAIT_PEER);
         break;
     default:

@@ -403,7 +403,7 @@ static void send_absurd_length(struct gen *g, bool string)
     }
     uint8_t ev[32];
     memset(ev, 'x', sizeof(ev));
-    ev[0] = string ? TC_EV_STRING_DATA : TC_EV_SOURCE_CODE;
+    ev[0] = ev_wire_type(c, string ? TC_EV_STRING_DATA : TC_EV_SOURCE_CODE);
     put_le(ev + 1, string ? 0xdead0000ull : 1, 8);
     if (string)
         put_le(ev + 9, 0xFFFF, 2);

@@ -1,7 +1,8 @@
 /* session.c - the client side of a Tracy connection for
  * tracy-test-client: listen, accept, the handshake of spec §2 (including
- * turning away other protocol versions and the not-available / drop
- * behaviours), the WelcomeMessage (and on-demand payload), servicing
+ * turning away other protocol versions, or all of them, and the
+ * not-available / drop behaviours), the WelcomeMessage of the protocol
+ * spoken (and on-demand payload), servicing
  * queries between sends, the
  * normal Terminate / Disconnect endings of §8, and the abrupt endings used
  * by the failure scenarios. */
@@ -157,15 +158,21 @@ static void put_le(uint8_t *p, uint64_t v, int bytes)
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* The 1170-byte WelcomeMessage of §2.3. */
+/* The WelcomeMessage of §2.3: 1170 bytes, or in protocols 64-74 1178 with
+ * the client's queue delay (u64 ticks) at offset 24 and every later field
+ * 8 bytes further (protocol-older.md §2). */
 static void build_welcome(const struct tc_client *c, uint8_t *w)
 {
-    memset(w, 0, TC_WELCOME_SIZE);
+    const size_t d = proto_feature(&c->proto, TC_FEAT_WELCOME_DELAY) ? 8 : 0;
+    memset(w, 0, c->proto.welcome_size);
     uint64_t mul_bits;
     memcpy(&mul_bits, &c->welcome.timer_mul, sizeof(mul_bits));
     put_le(w + 0, mul_bits, 8);                /* normally 1.0: ticks are ns */
     put_le(w + 8, (uint64_t)c->welcome.init_begin, 8);
     put_le(w + 16, (uint64_t)c->init_end, 8);
+    if (d)
+        put_le(w + 24, c->welcome.queue_delay, 8);
+    w += d;
     put_le(w + 24, c->welcome.resolution, 8);  /* normally 10 ticks */
     put_le(w + 32, (uint64_t)time(NULL), 8);   /* epoch */
     put_le(w + 40, c->welcome.exectime, 8);    /* 0: unknown */
@@ -279,8 +286,10 @@ void session_send_garbage(struct tc_client *c, enum tc_garbage_kind kind)
         memcpy(buf + 4, bad_block, sizeof(bad_block));
         wire_send_raw(c, buf, 4 + sizeof(bad_block));
         break;
-    case TC_GARBAGE_EVENT: {
-        uint8_t ev[17] = { TC_EV_KEEP_ALIVE, 201 };
+    case TC_GARBAGE_EVENT:                     /* a type no protocol has */
+    case TC_GARBAGE_NEXT_TYPE: {               /* the one after the protocol's last */
+        uint8_t ev[17] = { ev_wire_type(c, TC_EV_KEEP_ALIVE),
+                           kind == TC_GARBAGE_EVENT ? 201 : c->proto.n_types };
         ev_raw(c, ev, sizeof(ev));
         wire_commit(c);
         break;
@@ -371,13 +380,13 @@ static void classify_end(struct tc_client *c)
 
 static void serve_session(struct tc_client *c, int fd)
 {
-    uint8_t welcome[TC_WELCOME_SIZE];
+    uint8_t welcome[TC_WELCOME_SIZE_OLD];
     uint8_t status = TC_HS_WELCOME;
     open_record(c);
     wire_attach(c, fd);                        /* also resets the LZ4 stream */
     wire_send_raw(c, &status, 1);
     build_welcome(c, welcome);
-    wire_send_raw(c, welcome, sizeof(welcome));
+    wire_send_raw(c, welcome, c->proto.welcome_size);
     if (c->welcome.flags & TC_WELCOME_ON_DEMAND) {
         uint8_t payload[TC_ON_DEMAND_SIZE];
         put_le(payload, c->welcome.ondemand_frames, 8);
@@ -389,6 +398,34 @@ static void serve_session(struct tc_client *c, int fd)
     scenario_run(c);
     classify_end(c);
     wire_close(c, false);
+}
+
+/* A server offered another version and got ProtocolMismatch: note it.
+ * True when --protocol none has now turned away every known version (the
+ * session ends there: nothing is accepted). */
+static bool refuse(struct tc_client *c, uint32_t version)
+{
+    if (c->opt.protocol == TC_PROTOCOL_NONE)
+        tc_log(c, "server speaks protocol %u; --protocol none: sent ProtocolMismatch", version);
+    else
+        tc_log(c, "server speaks protocol %u, not %u: sent ProtocolMismatch", version,
+               c->opt.protocol);
+    if (c->n_refused < TC_MAX_REFUSED)
+        c->refused[c->n_refused++] = version;
+    if (c->opt.protocol != TC_PROTOCOL_NONE)
+        return false;
+    size_t n;
+    const uint32_t *known = proto_versions(&n);
+    for (size_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (size_t k = 0; k < c->n_refused && !seen; k++)
+            seen = c->refused[k] == known[i];
+        if (!seen)
+            return false;
+    }
+    tc_log(c, "every protocol (%s) was offered and refused", proto_version_list());
+    c->man.end_reason = "refused";
+    return true;
 }
 
 int session_serve(struct tc_client *c)
@@ -422,9 +459,9 @@ int session_serve(struct tc_client *c)
             return 0;
         }
         if (version != c->opt.protocol) {
-            tc_log(c, "server speaks protocol %u, not %u: sent ProtocolMismatch", version,
-                   c->opt.protocol);
             send_status_and_close(fd, TC_HS_PROTOCOL_MISMATCH);
+            if (refuse(c, version))
+                return 0;
             continue;
         }
         serve_session(c, fd);

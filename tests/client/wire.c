@@ -130,17 +130,19 @@ static uint32_t read_le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* Split the input buffer into query packets. A Terminate packet ends the
- * session at once (like upstream, later packets are not looked at). */
+/* Split the input buffer into query packets (their type turned into the
+ * protocol-82 value, counted by the byte received). A Terminate packet
+ * ends the session at once (like upstream, later packets are not looked
+ * at). */
 static void parse_queries(struct tc_client *c)
 {
     struct tc_wire *w = &c->wire;
     size_t pos = 0;
     while (w->in_len - pos >= TC_QUERY_SIZE && !w->got_terminate) {
         const uint8_t *p = w->in + pos;
-        struct tc_query q = { p[0], read_le64(p + 1), read_le32(p + 9) };
+        struct tc_query q = { proto_query(&c->proto, p[0]), read_le64(p + 1), read_le32(p + 9) };
         pos += TC_QUERY_SIZE;
-        w->queries[q.type < TC_SQ_COUNT ? q.type : TC_SQ_COUNT]++;
+        w->queries[p[0] < TC_SQ_COUNT ? p[0] : TC_SQ_COUNT]++;
         if (q.type == TC_SQ_TERMINATE) {
             w->got_terminate = true;
             w->closed = true;
@@ -313,11 +315,11 @@ void wire_send_terminate(struct tc_client *c)
 {
     struct tc_wire *w = &c->wire;
     wire_commit(c);
-    w->terminate_byte = (char)TC_EV_TERMINATE;
+    w->terminate_byte = (char)proto_wire(&c->proto, TC_EV_TERMINATE);
     size_t n = compress_block(w, &w->terminate_byte, 1);
     if (wire_send_raw(c, w->lz4buf, n))
         w->frames++;
-    c->ev.sent[TC_EV_TERMINATE]++;
+    c->ev.sent[(uint8_t)w->terminate_byte]++;
     w->last_send_ns = tc_now_ns();
 }
 
