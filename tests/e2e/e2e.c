@@ -378,7 +378,6 @@ static void check_zones_as_sent(const tmp_t *t, const char *file)
     free(man);
 }
 
-/* Whether file a is not empty and its bytes are the first bytes of file b. */
 /* A spool begins with the 12 handshake bytes the capture sent (the
  * shibboleth and the protocol offered), then the client's bytes: whether
  * those are a prefix of `record` (whole: all of it). */
@@ -495,10 +494,14 @@ static void check_gpu_rows_match_manifest(const char *man, const char *gpu_csv)
 }
 
 /* Capture a scenario and check every family against its manifest. */
-static void check_scenario(const char *scenario, const char *extra_expect)
+/* A scenario in a protocol, captured with no version option (the search
+ * finds it): every count of the manifest in the file, which is stamped
+ * with the format of the protocol's release (NULL: not checked). */
+static void check_scenario_in(const char *scenario, const char *protocol, const char *stamp,
+                              const char *extra_expect, int min_counts, const char *refused)
 {
     tmp_t t = tmp_make();
-    client_t c = client_start("--scenario", scenario, "--manifest", t.manifest, NULL);
+    client_t c = client_start("--scenario", scenario, "--manifest", t.manifest, "--protocol", protocol, NULL);
     run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", "--end-timeout", "5", NULL);
     ck_assert_int_eq(client_finish(&c), 0);
     ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
@@ -506,7 +509,19 @@ static void check_scenario(const char *scenario, const char *extra_expect)
     char *man = read_file(t.manifest);
     ck_assert_int_eq(reader_run("--summary", t.out, t.summary), 0);
     char *sum = read_file(t.summary);
-    ck_assert_int_ge(check_counts_match_manifest(man, sum), 14);
+    ck_assert_int_ge(check_counts_match_manifest(man, sum), min_counts);
+    if (stamp) {
+        char want[64];
+        snprintf(want, sizeof want, "version: %s\n", stamp);
+        ck_assert_msg(strstr(sum, want), "protocol %s: the file is not stamped %s:\n%s", protocol, stamp, sum);
+    }
+    if (refused) {   /* the versions offered before, in the search's order */
+        char got[256] = "";
+        for (const char *p = strstr(man, "\nrefused "); p; p = strstr(p + 1, "\nrefused "))
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%.*s", got[0] ? " " : "",
+                     (int)strcspn(p + 9, "\n"), p + 9);
+        ck_assert_msg(strcmp(got, refused) == 0, "protocol %s: refused '%s', expected '%s'", protocol, got, refused);
+    }
     if (manifest_value(man, "gpu_zones") > 0) {
         ck_assert_int_eq(reader_run("-g", t.out, t.csv), 0);
         char *gpu = read_file(t.csv);
@@ -520,7 +535,97 @@ static void check_scenario(const char *scenario, const char *extra_expect)
     tmp_remove(&t);
 }
 
+static void check_scenario(const char *scenario, const char *extra_expect)
+{
+    check_scenario_in(scenario, "82", NULL, extra_expect, 14, NULL);
+}
+
 /* ---- tests ------------------------------------------------------------------------------- */
+
+/* Each protocol's release, and the file format it is saved in by default. */
+static const struct {
+    const char *protocol, *release, *stamp;
+} protocols[] = {
+    { "82", "0.14.0", "0.14.0" }, { "76", "0.13.x", "0.13.0" }, { "74", "0.12.x", "0.12.0" },
+    { "72", "5479a42", "0.11.2" }, { "69", "0.11.1", "0.11.1" }, { "66", "0.11.0", "0.11.0" },
+    { "64", "0.10", "0.10.0" },
+};
+#define NPROTOCOLS (int)(sizeof protocols / sizeof protocols[0])
+
+/* Every family of every protocol, found by the version search. */
+START_TEST(version_search_finds_every_protocol)
+{
+    char refused[64] = "";
+    for (int k = 0; k < _i; k++)
+        snprintf(refused + strlen(refused), sizeof refused - strlen(refused), "%s%s", k ? " " : "",
+                 protocols[k].protocol);
+    check_scenario_in("everything", protocols[_i].protocol, protocols[_i].stamp, NULL, 10, refused);
+}
+END_TEST
+
+/* A client that refuses every protocol: exit 1 at once, naming them. */
+START_TEST(client_refusing_every_protocol_exits_1)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--protocol", "none", NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", NULL);
+    client_finish(&c);
+    ck_assert_int_eq(r.rc, 1);
+    ck_assert_msg(r.seconds < 5, "took %.1f s", r.seconds);
+    ck_assert_msg(strstr(r.err, "refused every protocol this tool speaks (82, 76, 74, 72, 69, 66, 64)") &&
+                  strstr(r.err, "older than Tracy 0.10"), "%s", r.err);
+    ck_assert(!file_exists(t.out));
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* --protocol skips the search: the right one is taken at once, another is
+ * a mismatch naming it. */
+START_TEST(protocol_option_skips_the_search)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--protocol", "74", "--manifest", t.manifest, NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--protocol", "0.12", "--connect-timeout", "10", NULL);
+    ck_assert_int_eq(client_finish(&c), 0);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    check_zones_as_sent(&t, t.out);
+    char *man = read_file(t.manifest);
+    /* the client was offered 74 first: nothing was refused */
+    ck_assert_msg(!strstr(man, "\nrefused "), "%s", man);
+    free(man);
+    free(r.err);
+
+    c = client_start("--protocol", "74", NULL);
+    r = capture_run(0, "-o", t.out, "-f", "-p", c.port, "--protocol", "76", "--connect-timeout", "10", NULL);
+    kill(c.p.pid, SIGTERM);
+    client_finish(&c);
+    ck_assert_int_eq(r.rc, 1);
+    ck_assert_msg(strstr(r.err, "does not speak protocol 76 (Tracy 0.13.x)"), "%s", r.err);
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* An event type the negotiated protocol does not have (the first number
+ * past its last, a type of a newer protocol): exit 8, naming the protocol,
+ * what came before saved. */
+START_TEST(event_type_outside_each_protocol_is_named)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--protocol", protocols[_i].protocol, "--scenario", "garbage", "--garbage-kind",
+                              "next-type", NULL);
+    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", NULL);
+    client_finish(&c);
+    ck_assert_msg(r.rc == 8, "protocol %s: rc %d: %s", protocols[_i].protocol, r.rc, r.err);
+    char want[64];
+    snprintf(want, sizeof want, "is not a protocol-%s type", protocols[_i].protocol);
+    ck_assert_msg(strstr(r.err, want), "protocol %s: %s", protocols[_i].protocol, r.err);
+    ck_assert(file_exists(t.out));
+    free(r.err);
+    tmp_remove(&t);
+}
+END_TEST
 
 START_TEST(every_event_family_is_saved)
 {
@@ -784,20 +889,6 @@ END_TEST
 START_TEST(connection_reset_keeps_what_arrived) { check_cut_session("reset"); }
 END_TEST
 
-START_TEST(protocol_mismatch_exits_1_and_writes_nothing)
-{
-    tmp_t t = tmp_make();
-    client_t c = client_start("--protocol", "76", "--timeout", "5", NULL);
-    run_t r = capture_run(0, "-o", t.out, "-p", c.port, "--connect-timeout", "10", NULL);
-    kill(c.p.pid, SIGTERM);
-    client_finish(&c);
-    ck_assert_int_eq(r.rc, 1);
-    ck_assert_msg(strstr(r.err, "another Tracy protocol version"), "%s", r.err);
-    ck_assert(!file_exists(t.out));
-    free(r.err);
-    tmp_remove(&t);
-}
-END_TEST
 
 START_TEST(no_client_gives_up_at_the_connect_timeout)
 {
@@ -2363,7 +2454,10 @@ static Suite *e2e_suite(void)
     tcase_add_test(tc, on_demand_client_with_deferred_items);
     tcase_add_test(tc, client_disconnecting_mid_frame_keeps_what_arrived);
     tcase_add_test(tc, connection_reset_keeps_what_arrived);
-    tcase_add_test(tc, protocol_mismatch_exits_1_and_writes_nothing);
+    tcase_add_loop_test(tc, version_search_finds_every_protocol, 0, NPROTOCOLS);
+    tcase_add_test(tc, client_refusing_every_protocol_exits_1);
+    tcase_add_test(tc, protocol_option_skips_the_search);
+    tcase_add_loop_test(tc, event_type_outside_each_protocol_is_named, 0, NPROTOCOLS);
     tcase_add_test(tc, no_client_gives_up_at_the_connect_timeout);
     tcase_add_test(tc, not_available_and_dropped_handshakes);
     tcase_add_test(tc, oversized_frame_is_reported_and_data_saved);
