@@ -308,8 +308,9 @@ struct tc_manifest {
 struct tc_client {
     struct tc_options opt;
     struct tc_proto proto;   /* the protocol spoken (82's tables for --protocol none) */
-    uint32_t refused[TC_MAX_REFUSED]; /* versions turned away, in order */
+    uint32_t refused[TC_MAX_REFUSED]; /* versions turned away, in order (the first ones) */
     size_t n_refused;
+    uint32_t refused_known;  /* bit i: proto_versions()[i] was turned away */
     struct tc_welcome_cfg welcome;
     int listen_fd;
     int bound_port;

@@ -412,17 +412,13 @@ static bool refuse(struct tc_client *c, uint32_t version)
                c->opt.protocol);
     if (c->n_refused < TC_MAX_REFUSED)
         c->refused[c->n_refused++] = version;
-    if (c->opt.protocol != TC_PROTOCOL_NONE)
-        return false;
     size_t n;
     const uint32_t *known = proto_versions(&n);
-    for (size_t i = 0; i < n; i++) {
-        bool seen = false;
-        for (size_t k = 0; k < c->n_refused && !seen; k++)
-            seen = c->refused[k] == known[i];
-        if (!seen)
-            return false;
-    }
+    for (size_t i = 0; i < n; i++)
+        if (known[i] == version)
+            c->refused_known |= 1u << i;
+    if (c->opt.protocol != TC_PROTOCOL_NONE || c->refused_known != (1u << n) - 1)
+        return false;
     tc_log(c, "every protocol (%s) was offered and refused", proto_version_list());
     c->man.end_reason = "refused";
     return true;
@@ -458,7 +454,7 @@ int session_serve(struct tc_client *c)
             c->man.end_reason = "not-available";
             return 0;
         }
-        if (version != c->opt.protocol) {
+        if (c->opt.protocol == TC_PROTOCOL_NONE || version != c->opt.protocol) {
             send_status_and_close(fd, TC_HS_PROTOCOL_MISMATCH);
             if (refuse(c, version))
                 return 0;
