@@ -27,6 +27,7 @@
 set -u
 mode=${1:?usage: check-formats.sh fixture|client ...}
 here=$(dirname "$0")
+. "$here/replay-common.sh"
 
 if ! command -v python3 >/dev/null 2>&1; then
     echo "SKIP: python3 is needed for expect-fields.py"
@@ -143,13 +144,7 @@ client)
     client=${2:?} capture=${3:?} reader=${4:?}
     "$client" -p 0 -S everything -q >"$tmp/client.out" 2>&1 &
     cpid=$!
-    port=
-    for _ in $(seq 1 100); do
-        port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/client.out")
-        [ -n "$port" ] && break
-        sleep 0.05
-    done
-    [ -n "$port" ] || { echo "FAIL: the test client did not start"; cat "$tmp/client.out"; exit 1; }
+    wait_listening "$tmp/client.out" "the test client"
     # live, in an older format, keeping every byte received for --recover
     if ! "$capture" -o "$tmp/live.tracy" -p "$port" --connect-timeout 10 --keep-spool -q --format 0.11.1; then
         echo "FAIL: the live capture failed"

@@ -26,11 +26,17 @@ make_tmp() {
 start_replay() {
     python3 "$@" --port 0 2>"$tmp/replay.log" &
     rpid=$!
+    wait_listening "$tmp/replay.log" "the replay tool"
+}
+
+# wait_listening LOG WHAT: set $port once LOG says "listening on
+# 127.0.0.1:PORT" (within 5 s), or fail naming WHAT.
+wait_listening() {
     port=
     for _ in $(seq 1 100); do
-        port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/replay.log")
+        port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$1")
         [ -n "$port" ] && break
         sleep 0.05
     done
-    [ -n "$port" ] || { echo "FAIL: the replay tool did not start"; cat "$tmp/replay.log"; exit 1; }
+    [ -n "$port" ] || { echo "FAIL: $2 did not start"; cat "$1"; exit 1; }
 }
