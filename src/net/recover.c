@@ -1,8 +1,10 @@
 /* recover.c - a capture read from a recorded client stream (see recover.h).
  *
- * The handshake bytes go through the session directly; the frames after
- * them are decoded on netdec's thread, as a live capture's are, so LZ4
- * and the model share the two cores the same way. */
+ * The recording's first megabytes are read ahead (its head), to tell its
+ * protocol (choose_protocol), and then fed first, so that a pipe works as
+ * a file does. The handshake bytes go through the session directly; the
+ * frames after them are decoded on netdec's thread, as a live capture's
+ * are, so LZ4 and the model share the two cores the same way. */
 #include "recover.h"
 
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "infer.h"
 #include "netdec.h"
 #include "proto.h"
 #include "protocols.h"
@@ -19,6 +22,7 @@
 
 #define READ_CHUNK (1u << 20)
 #define BACKLOG_HIGH (8u << 20)   /* read ahead of the decoder at most this */
+#define HEAD_SIZE (4u << 20)       /* read first, for the protocol of a bare recording */
 
 /* The decoder thread's wake-ups, for the reading thread to sleep on. */
 typedef struct {
@@ -32,6 +36,8 @@ typedef struct {
     FILE *f;
     const char *path;
     uint8_t *buf;
+    uint8_t *head;              /* the recording's first bytes, fed before the rest */
+    size_t head_len, head_pos;
     netdec_t *dec;
     wakeup_t wake;
     bool input_done, ended, read_error;
@@ -58,13 +64,36 @@ static void wait_for_decoder(wakeup_t *w)
     pthread_mutex_unlock(&w->lock);
 }
 
-/* The next chunk of the recording (0 at its end or on a read error). */
-static size_t read_chunk(recovery_t *r)
+/* The next chunk of the recording, from its head while any is left (0 at
+ * its end or on a read error); *data points at it. */
+static size_t read_chunk(recovery_t *r, const uint8_t **data)
 {
-    const size_t n = fread(r->buf, 1, READ_CHUNK, r->f);
-    if (n == 0 && ferror(r->f)) r->read_error = true;
+    size_t n;
+    if (r->head_pos < r->head_len) {
+        n = r->head_len - r->head_pos < READ_CHUNK ? r->head_len - r->head_pos : READ_CHUNK;
+        *data = r->head + r->head_pos;
+        r->head_pos += n;
+    } else {
+        n = r->read_error ? 0 : fread(r->buf, 1, READ_CHUNK, r->f);
+        if (n == 0 && ferror(r->f)) r->read_error = true;
+        *data = r->buf;
+    }
     r->c->rx_bytes += n;
     return n;
+}
+
+/* Read the recording's head (up to HEAD_SIZE bytes, less at its end). */
+static void read_head(recovery_t *r)
+{
+    r->head = xmalloc(HEAD_SIZE);
+    while (r->head_len < HEAD_SIZE) {
+        const size_t n = fread(r->head + r->head_len, 1, HEAD_SIZE - r->head_len, r->f);
+        r->head_len += n;
+        if (n == 0) {
+            if (ferror(r->f)) r->read_error = true;
+            break;
+        }
+    }
 }
 
 /* Feed the handshake; returns with the session streaming (and the rest of
@@ -73,8 +102,9 @@ static void feed_handshake(recovery_t *r)
 {
     session_t *s = &r->c->session;
     size_t n;
-    while (s->state == SESSION_HANDSHAKE && (n = read_chunk(r)) > 0) {
-        const size_t used = session_feed_handshake(s, r->buf, n);
+    const uint8_t *data;
+    while (s->state == SESSION_HANDSHAKE && (n = read_chunk(r, &data)) > 0) {
+        const size_t used = session_feed_handshake(s, data, n);
         if (s->state != SESSION_STREAMING) continue;
         int err;
         r->dec = netdec_start(session_frames_offset(s), s->desc, on_decoded, &r->wake, &err);
@@ -87,7 +117,7 @@ static void feed_handshake(recovery_t *r)
         }
         s->model.chunk_pool = chunkpool_new(ZLOG_POOL_CHUNK, 8);
         netdec_refill(r->dec, s->model.chunk_pool);
-        netdec_push(r->dec, r->buf + used, n - used);
+        netdec_push(r->dec, data + used, n - used);
     }
 }
 
@@ -126,9 +156,10 @@ static void stream_frames(recovery_t *r)
             progress_decoding(r->c, "the recording", r->size > decoded ? r->size - decoded : 0, r->size);
         }
         if (!r->input_done && netdec_backlog(r->dec) < BACKLOG_HIGH) {
-            const size_t n = read_chunk(r);
+            const uint8_t *data;
+            const size_t n = read_chunk(r, &data);
             if (n) {
-                netdec_push(r->dec, r->buf, n);
+                netdec_push(r->dec, data, n);
             } else {
                 r->input_done = true;
                 netdec_end(r->dec);
@@ -139,40 +170,101 @@ static void stream_frames(recovery_t *r)
     }
 }
 
+/* "82, 76": the versions of a list of descriptors, for messages. */
+static void versions_text(const proto_desc_t *const *d, unsigned n, char *out, size_t len)
+{
+    size_t at = 0;
+    out[0] = '\0';
+    for (unsigned i = 0; i < n && at < len; i++)
+        at += (size_t)snprintf(out + at, len - at, "%s%u", i ? ", " : "", d[i]->version);
+}
+
+/* Feed the inference the head, and of a file the bytes after it until the
+ * answer is known, then go back to the end of the head. -1 when the file
+ * cannot be gone back in (the reason is printed). */
+static int infer_recording(recovery_t *r, infer_t *in, infer_status_t *status)
+{
+    infer_state_t *s = infer_new();
+    bool known = infer_feed(s, r->head, r->head_len);
+    if (!known && r->size > r->head_len && !r->read_error) {
+        size_t n;
+        while (!known && (n = fread(r->buf, 1, READ_CHUNK, r->f)) > 0) known = infer_feed(s, r->buf, n);
+        if (fseeko(r->f, (off_t)r->head_len, SEEK_SET) != 0) {
+            infer_finish(s, in);
+            diag_error("cannot go back in recording %s after reading ahead to tell its protocol: %s", r->path,
+                       strerror(errno));
+            return -1;
+        }
+    }
+    *status = infer_finish(s, in);
+    return 0;
+}
+
+/* The protocol of a recording that holds no handshake of ours: as
+ * --protocol says, else the one its welcome and first frames fit (infer.h),
+ * which a note names (a warning when several fit: the newest is taken).
+ * -1 when none fits (the reason is printed). */
+static int infer_bare(recovery_t *r)
+{
+    capture_t *c = r->c;
+    c->offer = c->opts->protocol ? c->opts->protocol : proto_all[0];
+    if (c->opts->protocol) return 0;
+    infer_t in;
+    infer_status_t status;
+    if (infer_recording(r, &in, &status) < 0) return -1;
+    if (status == INFER_NOTHING) return 0;   /* no welcome to go on: the session says what the recording holds */
+    char list[64], what[48];
+    if (in.nfits == 0) {
+        proto_list_text(list, sizeof list);
+        diag_error("the recording %s holds no handshake, and its first frames fit none of the protocols this tool "
+                   "speaks (%s); read as protocol %u (Tracy %s), %s; name its protocol with --protocol N to read "
+                   "what comes before that", r->path, list, in.nearest->version, in.nearest->release, in.why);
+        return -1;
+    }
+    c->offer = in.fits[0];
+    if (in.frames) snprintf(what, sizeof what, "its first %llu frames", (unsigned long long)in.frames);
+    else snprintf(what, sizeof what, "its welcome (it holds no whole frame)");
+    if (in.nfits > 1) {
+        versions_text(in.fits, in.nfits, list, sizeof list);
+        diag_warn("the recording %s holds no handshake, and %s fit protocols %s alike: read as the newest, %u "
+                  "(Tracy %s); if it is of another, name it with --protocol N", r->path, what, list,
+                  c->offer->version, c->offer->release);
+    } else if (!c->opts->quiet) {
+        diag_note("the recording %s holds no handshake: read as protocol %u (Tracy %s), the only one %s fit; "
+                  "--protocol N says otherwise", r->path, c->offer->version, c->offer->release, what);
+    }
+    return 0;
+}
+
 /* The protocol of the recording: a spool of ours begins with the handshake
  * we sent (the shibboleth and the version offered), a bare recording with
- * the client's status byte, read as --protocol says (82 without it). Sets
- * c->offer and leaves the file at the client's first byte; -1 when the
+ * the client's status byte (infer_bare). Reads the recording's head, sets
+ * c->offer and leaves the head at the client's first byte; -1 when the
  * recording's protocol cannot be read with (the reason is printed). */
 static int choose_protocol(recovery_t *r)
 {
     capture_t *c = r->c;
-    uint8_t hs[PROTO_SHIBBOLETH_SIZE + 4];
-    const size_t n = fread(hs, 1, sizeof hs, r->f);
-    if (n == sizeof hs && memcmp(hs, PROTO_SHIBBOLETH, PROTO_SHIBBOLETH_SIZE) == 0) {
-        uint32_t version;
-        memcpy(&version, hs + PROTO_SHIBBOLETH_SIZE, 4);
-        const proto_desc_t *d = proto_by_version(version);
-        char list[64];
-        proto_list_text(list, sizeof list);
-        if (!d) {
-            diag_error("the spool %s holds a session of protocol %u, which this tool does not speak (it speaks %s)",
-                       r->path, version, list);
-            return -1;
-        }
-        if (c->opts->protocol && c->opts->protocol != d) {
-            diag_error("the spool %s holds a session of protocol %u (Tracy %s), not of protocol %u as --protocol "
-                       "says; leave --protocol out", r->path, version, d->release, c->opts->protocol->version);
-            return -1;
-        }
-        c->offer = d;
-        return 0;
-    }
-    if (fseek(r->f, 0, SEEK_SET) != 0) {   /* a pipe: what was read is the stream's start */
-        diag_error("cannot read recording %s from its start again: %s", r->path, strerror(errno));
+    read_head(r);
+    const uint8_t *hs = r->head;
+    if (r->head_len < PROTO_SHIBBOLETH_SIZE + 4 || memcmp(hs, PROTO_SHIBBOLETH, PROTO_SHIBBOLETH_SIZE) != 0)
+        return infer_bare(r);
+    uint32_t version;
+    memcpy(&version, hs + PROTO_SHIBBOLETH_SIZE, 4);
+    r->head_pos = PROTO_SHIBBOLETH_SIZE + 4;
+    const proto_desc_t *d = proto_by_version(version);
+    char list[64];
+    proto_list_text(list, sizeof list);
+    if (!d) {
+        diag_error("the spool %s holds a session of protocol %u, which this tool does not speak (it speaks %s)",
+                   r->path, version, list);
         return -1;
     }
-    c->offer = c->opts->protocol ? c->opts->protocol : proto_all[0];
+    if (c->opts->protocol && c->opts->protocol != d) {
+        diag_error("the spool %s holds a session of protocol %u (Tracy %s), not of protocol %u as --protocol "
+                   "says; leave --protocol out", r->path, version, d->release, c->opts->protocol->version);
+        return -1;
+    }
+    c->offer = d;
     return 0;
 }
 
@@ -189,13 +281,15 @@ int recover_run(capture_t *c, const char *path)
     r.show = c->tty && !c->opts->quiet && r.size > 0;
     pthread_mutex_init(&r.wake.lock, NULL);
     pthread_cond_init(&r.wake.cond, NULL);
+    r.buf = xmalloc(READ_CHUNK);
     if (choose_protocol(&r) < 0) {
         fclose(r.f);
+        free(r.buf);
+        free(r.head);
         return -1;
     }
     session_init(&c->session, c->offer, NULL, NULL);
     c->t_start = c->t_connected = uv_hrtime();
-    r.buf = xmalloc(READ_CHUNK);
     feed_handshake(&r);
     if (r.dec) {
         stream_frames(&r);
@@ -206,6 +300,7 @@ int recover_run(capture_t *c, const char *path)
     }
     fclose(r.f);
     free(r.buf);
+    free(r.head);
     pthread_cond_destroy(&r.wake.cond);
     pthread_mutex_destroy(&r.wake.lock);
     if (r.read_error)

@@ -18,7 +18,10 @@
 #    converted to 0.14 by v0.14.0's tracy-update).
 # With CONFORMANCE_MODE=recover the capture reads the recording itself
 # (tracy-capture --recover, told the protocol with --protocol N) instead of
-# a replay; there are no queries to compare then.
+# a replay; there are no queries to compare then. The recording is also
+# read with no --protocol: the note (or, where several protocols fit it
+# alike, the warning) must name protocol N, and the trace give the
+# fixture's default csv.
 # Exit 77 (skip) when the fixture or python3 is not available.
 set -u
 fx=$1 capture=$2 reader=$3 replay=$4
@@ -107,6 +110,21 @@ if [ -f "$tmp/spool.bin" ]; then
         check_file "$tmp/spool-0140.tracy" "$theirs14"
     else
         cat "$tmp/recover.err"; echo "FAIL: $name: --recover of our spool failed or warned"; fail=1
+    fi
+fi
+
+# A bare recording with no --protocol: its protocol inferred.
+if [ "${CONFORMANCE_MODE:-replay}" = recover ]; then
+    if "$capture" -o "$tmp/inferred.tracy" --recover "$fx/client-to-server.bin" 2>"$tmp/infer.err" >/dev/null; then
+        said=$(grep -E 'holds no handshake' "$tmp/infer.err")
+        if printf '%s\n' "$said" | grep -qE "note: .*: read as protocol $protocol \(|warning: .*fit protocols ([0-9]+, )*$protocol(,|:| alike)"; then
+            echo "ok: $name: with no --protocol, the recording is read as protocol $protocol or said to fit it: $said"
+        else
+            cat "$tmp/infer.err"; echo "FAIL: $name: with no --protocol, no note names protocol $protocol"; fail=1
+        fi
+        check "$tmp/inferred.tracy" "" "$fx/capture.csv"
+    else
+        cat "$tmp/infer.err"; echo "FAIL: $name: --recover with no --protocol failed"; fail=1
     fi
 fi
 

@@ -14,5 +14,6 @@ Suite *netdec_suite(void);
 Suite *util_suite(void);
 Suite *lookup_suite(void);
 Suite *format_suite(void);
+Suite *infer_suite(void);
 
 #endif
