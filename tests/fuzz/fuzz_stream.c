@@ -5,6 +5,7 @@
 
 #include "csdedup.h"
 #include "fuzz.h"
+#include "infer.h"
 #include "proto.h"
 #include "util.h"
 
@@ -194,7 +195,12 @@ void fuzz_run_session(const uint8_t *data, size_t size, void (*then)(session_t *
     const uint8_t *stream = fuzz_client_stream(data, size, &n, &owned);
     fuzz_sink_t sink = { 0 };
     session_t *s = malloc(sizeof *s);
-    session_init(s, proto_all[0], fuzz_sink, &sink);
+    /* the protocol as --recover tells it from a bare recording, so that
+     * every protocol's decoding (and the inference) is fuzzed */
+    const proto_desc_t *d = proto_all[0];
+    infer_t inf;
+    if (infer_protocol(stream, n, &inf) == INFER_DONE && inf.nfits) d = inf.fits[0];
+    session_init(s, d, fuzz_sink, &sink);
     fuzz_feed_session(s, stream, n);
     fuzz_check_session(s, &sink);
     if (then) then(s);

@@ -9,10 +9,11 @@
 #include <unistd.h>
 
 #include "../reader/tfread.h"
+#include "format.h"
 #include "fuzz.h"
 #include "writer.h"
 
-static void check_file(const char *path, const save_opts_t *so)
+static void check_file(const char *path, const save_opts_t *so, const file_format_t *format)
 {
     tfread *r;
     int open_failed = 0;
@@ -23,7 +24,8 @@ static void check_file(const char *path, const save_opts_t *so)
     FUZZ_CHECK(tfread_read_rest(r, &payload, &len) == 0, "%s", tfread_error(r));
     FUZZ_CHECK(len == so->payload_bytes, "%zu payload bytes read, %llu written", len,
                (unsigned long long)so->payload_bytes);
-    FUZZ_CHECK(len >= 8 && memcmp(payload, "tracy\0\x0e\0", 8) == 0, "no 0.14 payload header");
+    FUZZ_CHECK(len >= 8 && memcmp(payload, "tracy", 5) == 0 && memcmp(payload + 5, format->stamp, 3) == 0,
+               "no %s payload header", format->name);
     free(payload);
     tfread_close(r);
 }
@@ -34,10 +36,13 @@ static void save(session_t *s)
     const char *dir = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : "/tmp";
     char path[64];
     snprintf(path, sizeof path, "%s/tracy-fuzz-write-%ld.tracy", dir, (long)getpid());
-    save_opts_t so = { .level = 1, .streams = 0 };
+    /* the format of the session's release, as tracy-capture saves it */
+    const file_format_t *format = file_format_by_name(s->desc->file_format);
+    FUZZ_CHECK(format, "protocol %u names no file format", s->desc->version);
+    save_opts_t so = { .level = 1, .streams = 0, .format = format };
     model_finish(&s->model);
     FUZZ_CHECK(writer_save(&s->model, path, &so) == 0, "%s", so.err);
-    check_file(path, &so);
+    check_file(path, &so, format);
     unlink(path);
 }
 

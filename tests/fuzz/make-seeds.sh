@@ -62,6 +62,10 @@ record memory -S memory -z 2 -t 2
 record zones -S zones -z 200 -t 2
 record threads -S threads -z 20 -t 3
 record open-zones -S open-zones
+# every family in the older protocols' layouts too
+for v in 76 72 66 64; do
+    record "everything-p$v" -S everything --protocol "$v"
+done
 
 for rec in "$out"/rec/*.bin; do
     [ -s "$rec" ] && seeds "$(basename "$rec" .bin)" "$rec"
