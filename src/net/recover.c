@@ -202,8 +202,23 @@ static int infer_recording(recovery_t *r, infer_t *in, infer_status_t *status)
 
 /* The protocol of a recording that holds no handshake of ours: as
  * --protocol says, else the one its welcome and first frames fit (infer.h),
- * which a note names (a warning when several fit: the newest is taken).
+ * which a note names (a warning when several fit: oldest_alike() picks).
  * -1 when none fits (the reason is printed). */
+/* Of the protocols a recording fits, the one to read it as: the newest,
+ * or the oldest that numbers its events as the newest does (72 and 74
+ * differ only in the sizes of two events, which a recording both fit does
+ * not hold): it decodes every event the same way, and its release's file
+ * format is the one every release of them opens. */
+static const proto_desc_t *oldest_alike(const infer_t *in)
+{
+    const proto_desc_t *newest = in->fits[0], *pick = newest;
+    for (unsigned i = 1; i < in->nfits; i++) {
+        const proto_desc_t *d = in->fits[i];
+        if (d->ntypes == newest->ntypes && memcmp(d->types, newest->types, d->ntypes) == 0) pick = d;
+    }
+    return pick;
+}
+
 static int infer_bare(recovery_t *r)
 {
     capture_t *c = r->c;
@@ -221,14 +236,20 @@ static int infer_bare(recovery_t *r)
                    "what comes before that", r->path, list, in.nearest->version, in.nearest->release, in.why);
         return -1;
     }
-    c->offer = in.fits[0];
+    c->offer = oldest_alike(&in);
     if (in.frames) snprintf(what, sizeof what, "its first %llu frames", (unsigned long long)in.frames);
     else snprintf(what, sizeof what, "its welcome (it holds no whole frame)");
     if (in.nfits > 1) {
         versions_text(in.fits, in.nfits, list, sizeof list);
-        diag_warn("the recording %s holds no handshake, and %s fit protocols %s alike: read as the newest, %u "
-                  "(Tracy %s); if it is of another, name it with --protocol N", r->path, what, list,
-                  c->offer->version, c->offer->release);
+        if (c->offer != in.fits[0])
+            diag_warn("the recording %s holds no handshake, and %s fit protocols %s alike (they number events "
+                      "alike and differ only in events it does not hold): read as %u (Tracy %s), whose file "
+                      "format the profilers of all of them open; if it is of another, name it with --protocol N",
+                      r->path, what, list, c->offer->version, c->offer->release);
+        else
+            diag_warn("the recording %s holds no handshake, and %s fit protocols %s alike: read as the newest, %u "
+                      "(Tracy %s); if it is of another, name it with --protocol N", r->path, what, list,
+                      c->offer->version, c->offer->release);
     } else if (!c->opts->quiet) {
         diag_note("the recording %s holds no handshake: read as protocol %u (Tracy %s), the only one %s fit; "
                   "--protocol N says otherwise", r->path, c->offer->version, c->offer->release, what);

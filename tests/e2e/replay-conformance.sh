@@ -123,6 +123,14 @@ if [ "${CONFORMANCE_MODE:-replay}" = recover ]; then
             cat "$tmp/infer.err"; echo "FAIL: $name: with no --protocol, no note names protocol $protocol"; fail=1
         fi
         check "$tmp/inferred.tracy" "" "$fx/capture.csv"
+        # stamped no later than the release's own format: its profiler opens it
+        mine=$("$reader" --summary "$tmp/inferred.tracy" | sed -n 's/^version: //p')
+        own=$("$reader" --summary "$tmp/out.tracy" | sed -n 's/^version: //p')
+        if [ -n "$mine" ] && [ "$(printf '%s\n%s\n' "$mine" "$own" | sort -V | tail -1)" = "$own" ]; then
+            echo "ok: $name: inferred, saved as $mine, which the release's own tools ($own) open"
+        else
+            echo "FAIL: $name: inferred, saved as '$mine', later than the release's own $own"; fail=1
+        fi
     else
         cat "$tmp/infer.err"; echo "FAIL: $name: --recover with no --protocol failed"; fail=1
     fi
