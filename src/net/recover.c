@@ -202,8 +202,9 @@ static int infer_recording(recovery_t *r, infer_t *in, infer_status_t *status)
 
 /* The protocol of a recording that holds no handshake of ours: as
  * --protocol says, else the one its welcome and first frames fit (infer.h),
- * which a note names (a warning when several fit: oldest_alike() picks).
- * -1 when none fits (the reason is printed). */
+ * which a note names (a warning when several fit: oldest_alike() picks;
+ * when none fits, the nearest, with a warning). Returns 0, or -1 when the
+ * recording cannot be read (the reason is printed). */
 /* Of the protocols a recording fits, the one to read it as: the newest,
  * or the oldest that numbers its events as the newest does (72 and 74
  * differ only in the sizes of two events, which a recording both fit does
@@ -230,11 +231,15 @@ static int infer_bare(recovery_t *r)
     if (status == INFER_NOTHING) return 0;   /* no welcome to go on: the session says what the recording holds */
     char list[64], what[48];
     if (in.nfits == 0) {
+        /* a stream broken further on: read it as the nearest, so that what
+         * comes before the break is saved and the break is named (exit 8) */
         proto_list_text(list, sizeof list);
-        diag_error("the recording %s holds no handshake, and its first frames fit none of the protocols this tool "
-                   "speaks (%s); read as protocol %u (Tracy %s), %s; name its protocol with --protocol N to read "
-                   "what comes before that", r->path, list, in.nearest->version, in.nearest->release, in.why);
-        return -1;
+        diag_warn("the recording %s holds no handshake, and its first frames fit none of the protocols this tool "
+                  "speaks (%s) to their end; read as protocol %u (Tracy %s), the nearest, which breaks at %s; if "
+                  "it is of another, name it with --protocol N", r->path, list, in.nearest->version,
+                  in.nearest->release, in.why);
+        c->offer = in.nearest;
+        return 0;
     }
     c->offer = oldest_alike(&in);
     if (in.frames) snprintf(what, sizeof what, "its first %llu frames", (unsigned long long)in.frames);
