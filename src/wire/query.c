@@ -50,24 +50,26 @@ void query_encode(uint8_t out[13], uint8_t type, uint64_t ptr, uint32_t extra)
     memcpy(out + 9, &extra, 4);
 }
 
+/* Encode `count` queries and hand them to the sink, 256 packets at a time. */
+static void send_packets(queryq_t *q, const query_t *v, size_t count)
+{
+    uint8_t buf[13 * 256];
+    for (size_t i = 0; i < count;) {
+        const size_t chunk = count - i < 256 ? count - i : 256;
+        for (size_t k = 0; k < chunk; k++) query_encode(buf + 13 * k, v[i + k].type, v[i + k].ptr, v[i + k].extra);
+        if (q->sink) q->sink(q->sink_ctx, buf, 13 * chunk);
+        i += chunk;
+    }
+    q->sent += count;
+}
+
 /* Send up to `space` queries from one queue and compact it. */
 static void flush_one(queryq_t *q, query_t *v, size_t *n, size_t *head)
 {
     size_t waiting = *n - *head;
     if (q->space <= 0 || waiting == 0) return;
     size_t count = waiting < (size_t)q->space ? waiting : (size_t)q->space;
-    uint8_t buf[13 * 256];
-    size_t i = 0;
-    while (i < count) {
-        size_t chunk = count - i < 256 ? count - i : 256;
-        for (size_t k = 0; k < chunk; k++) {
-            const query_t *x = &v[*head + i + k];
-            query_encode(buf + 13 * k, x->type, x->ptr, x->extra);
-        }
-        if (q->sink) q->sink(q->sink_ctx, buf, 13 * chunk);
-        i += chunk;
-    }
-    q->sent += count;
+    send_packets(q, v + *head, count);
     q->space -= (int64_t)count;
     *head += count;
     if (*head == *n) *n = *head = 0;
@@ -81,17 +83,7 @@ static void flush_one(queryq_t *q, query_t *v, size_t *n, size_t *head)
 /* Send the queries immediate mode took (their space already counted). */
 static void flush_now(queryq_t *q)
 {
-    uint8_t buf[13 * 256];
-    for (size_t i = 0; i < q->now.n;) {
-        size_t chunk = q->now.n - i < 256 ? q->now.n - i : 256;
-        for (size_t k = 0; k < chunk; k++) {
-            const query_t *x = &q->now.v[i + k];
-            query_encode(buf + 13 * k, x->type, x->ptr, x->extra);
-        }
-        if (q->sink) q->sink(q->sink_ctx, buf, 13 * chunk);
-        i += chunk;
-    }
-    q->sent += q->now.n;
+    send_packets(q, q->now.v, q->now.n);
     q->now.n = 0;
 }
 
