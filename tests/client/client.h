@@ -85,6 +85,9 @@ struct tc_options {
     const char *manifest_path;
     const char *record_path;
     bool quiet;
+    const char *program_name; /* --name: the welcome's and the announcement's */
+    int announce_port;       /* --announce: UDP port announced to, 0 = none */
+    int announce_interval_ms; /* --announce-interval: between announcements */
 };
 
 /* What the WelcomeMessage announces beyond the fixed values (§2.3,
@@ -303,6 +306,14 @@ struct tc_manifest {
     const char *note;
 };
 
+/* The UDP announcements of spec §1.2 (announce.c). */
+struct tc_announce {
+    int fd;                  /* -1: not announcing (none asked, or the session came) */
+    int64_t next_ns;         /* when the next one is due (0: at once) */
+    uint64_t sent;           /* datagrams sent */
+    bool warned;             /* a failed send was reported */
+};
+
 #define TC_MAX_REFUSED 64
 
 struct tc_client {
@@ -314,6 +325,7 @@ struct tc_client {
     struct tc_welcome_cfg welcome;
     int listen_fd;
     int bound_port;
+    struct tc_announce ann;
     int64_t start_ns;        /* monotonic time at program start */
     int64_t deadline_ns;     /* 0 = none */
     int64_t init_begin;      /* WelcomeMessage.initBegin (ticks = ns) */

@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "bench.h"
+#include "broadcast.h"
 #include "client.h"
 #include "gen.h"
 #include "manifest.h"
@@ -76,10 +77,19 @@ static void usage(FILE *out)
             "  -r, --record FILE     write every byte sent to the server to FILE\n"
             "  -T, --timeout S       give up (exit 3) after S seconds in total (default 300,\n"
             "                        0 = never; extended by --seconds for stream)\n"
+            "      --name NAME       program name in the welcome and the announcements\n"
+            "                        (default tracy-test-client; cut to 63 bytes)\n"
+            "      --announce PORT   while no server is connected, announce this client on\n"
+            "                        UDP to 127.255.255.255:PORT (only there) as a real\n"
+            "                        client does: a v3 broadcast with --name, the pid, the\n"
+            "                        protocol (82 for none) and the TCP port listened on;\n"
+            "                        one with activeTime -1 when a server connects or the\n"
+            "                        client gives up waiting; none after the session began\n"
+            "      --announce-interval MS  between announcements (default %d)\n"
             "  -q, --quiet           no diagnostics (the listening line is always printed)\n"
             "  -V, --version         print the version\n"
             "  -h, --help            this text\n",
-            proto_version_list(), scenario_names(), BENCH_MAX_THREADS);
+            proto_version_list(), scenario_names(), BENCH_MAX_THREADS, TC_ANNOUNCE_INTERVAL_MS);
 }
 
 static bool parse_number(const char *s, double min, double *out)
@@ -173,7 +183,12 @@ static void default_options(struct tc_options *o)
     o->protocol = TC_PROTOCOL_VERSION;
     o->seconds = 10.0;
     o->timeout = DEFAULT_TIMEOUT_S;
+    o->program_name = "tracy-test-client";
+    o->announce_interval_ms = TC_ANNOUNCE_INTERVAL_MS;
 }
+
+/* Long options without a short form. */
+enum { OPT_NAME = 256, OPT_ANNOUNCE, OPT_ANNOUNCE_INTERVAL };
 
 /* Returns -1 to continue, else an exit status. */
 static int parse_options(int argc, char **argv, struct tc_options *o)
@@ -192,6 +207,9 @@ static int parse_options(int argc, char **argv, struct tc_options *o)
         { "record", required_argument, NULL, 'r' },
         { "timeout", required_argument, NULL, 'T' },
         { "quiet", no_argument, NULL, 'q' },
+        { "name", required_argument, NULL, OPT_NAME },
+        { "announce", required_argument, NULL, OPT_ANNOUNCE },
+        { "announce-interval", required_argument, NULL, OPT_ANNOUNCE_INTERVAL },
         { "version", no_argument, NULL, 'V' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -214,6 +232,15 @@ static int parse_options(int argc, char **argv, struct tc_options *o)
         case 'r': o->record_path = optarg; break;
         case 'T': ok = parse_number(optarg, 0, &o->timeout); break;
         case 'q': o->quiet = true; break;
+        case OPT_NAME: o->program_name = optarg; break;
+        case OPT_ANNOUNCE:
+            ok = parse_number(optarg, 1, &v) && v <= 65535 && v == (int)v;
+            o->announce_port = (int)v;
+            break;
+        case OPT_ANNOUNCE_INTERVAL:
+            ok = parse_number(optarg, 1, &v) && v <= 3600000;
+            o->announce_interval_ms = (int)v;
+            break;
         case 'V': printf("tracy-test-client %s (Tracy protocols %s)\n", TC_VERSION, proto_version_list()); return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 1;
@@ -221,6 +248,11 @@ static int parse_options(int argc, char **argv, struct tc_options *o)
         if (!ok && opt == 'P') {
             fprintf(stderr, "tracy-test-client: invalid value for -P: %s (%s or none)\n", optarg,
                     proto_version_list());
+            return 1;
+        }
+        if (!ok && opt >= OPT_NAME) {
+            fprintf(stderr, "tracy-test-client: invalid value for --%s: %s\n",
+                    opt == OPT_ANNOUNCE ? "announce" : "announce-interval", optarg);
             return 1;
         }
         if (!ok) {
@@ -258,6 +290,7 @@ static void init_client(struct tc_client *c)
     proto_init(&c->proto, c->opt.protocol == TC_PROTOCOL_NONE ? TC_PROTOCOL_VERSION
                                                              : c->opt.protocol);
     c->listen_fd = -1;
+    c->ann.fd = -1;
     c->start_ns = tc_now_ns();
     c->init_begin = 1000000;
     c->init_end = c->init_begin + 250000;
@@ -311,6 +344,7 @@ int main(int argc, char **argv)
     names_free(c);
     manifest_free(c);
     queries_free(c);
+    broadcast_close(c);
     if (c->listen_fd >= 0)
         close(c->listen_fd);
     return rc;

@@ -1,7 +1,8 @@
 /* session.c - the client side of a Tracy connection for
  * tracy-test-client: listen, accept, the handshake of spec §2 (including
  * turning away other protocol versions, or all of them, and the
- * not-available / drop behaviours), the WelcomeMessage of the protocol
+ * not-available / drop behaviours), the UDP announcements while waiting
+ * for a server (broadcast.c), the WelcomeMessage of the protocol
  * spoken (and on-demand payload), servicing
  * queries between sends, the
  * normal Terminate / Disconnect endings of §8, and the abrupt endings used
@@ -19,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "broadcast.h"
 #include "events.h"
 #include "manifest.h"
 #include "queries.h"
@@ -73,7 +75,7 @@ bool session_listen(struct tc_client *c)
     }
     fprintf(stderr, "tracy-test-client: listening on %s:%d\n", c->opt.address, c->bound_port);
     fflush(stderr);
-    return true;
+    return broadcast_open(c);
 }
 
 /* ------------------------------------------------------------- helpers */
@@ -132,18 +134,24 @@ static void open_record(struct tc_client *c)
         tc_log(c, "cannot write %s: %s", c->opt.record_path, strerror(errno));
 }
 
-/* Wait for a connection; -1 when the overall deadline passed. */
+/* Wait for a connection, announcing (--announce) meanwhile; -1 when the
+ * overall deadline passed. A connection accepted is announced as busy
+ * before its handshake is read, as upstream does. */
 static int accept_connection(struct tc_client *c)
 {
     for (;;) {
-        if (deadline_passed(c))
+        if (deadline_passed(c)) {
+            broadcast_busy(c);                 /* leaving unconnected */
             return -1;
+        }
+        broadcast_tick(c);
         struct pollfd pfd = { .fd = c->listen_fd, .events = POLLIN };
-        if (poll(&pfd, 1, 200) <= 0)
+        if (poll(&pfd, 1, broadcast_wait_ms(c, 200)) <= 0)
             continue;
         int fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0)
             continue;
+        broadcast_busy(c);
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         return fd;
@@ -182,7 +190,7 @@ static void build_welcome(const struct tc_client *c, uint8_t *w)
     w[65] = TC_CPU_ARCH_X64;
     memcpy(w + 66, "TestClient  ", 12);
     put_le(w + 78, 0, 4);                      /* cpuId */
-    snprintf((char *)w + 82, 64, "%s", "tracy-test-client");
+    snprintf((char *)w + 82, 64, "%s", c->opt.program_name);
     snprintf((char *)w + 146, 1024,
              "OS: Linux (tracy-test-client)\n"
              "Compiler: tracy-test-client (C11)\n"
@@ -460,6 +468,7 @@ int session_serve(struct tc_client *c)
                 return 0;
             continue;
         }
+        broadcast_close(c);                    /* one session: never available again */
         serve_session(c, fd);
         return c->wire.timed_out ? 3 : 0;
     }

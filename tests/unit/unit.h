@@ -15,5 +15,8 @@ Suite *util_suite(void);
 Suite *lookup_suite(void);
 Suite *format_suite(void);
 Suite *infer_suite(void);
+Suite *announce_suite(void);
+Suite *names_suite(void);
+Suite *listen_suite(void);
 
 #endif
