@@ -15,5 +15,6 @@ Suite *util_suite(void);
 Suite *lookup_suite(void);
 Suite *format_suite(void);
 Suite *infer_suite(void);
+Suite *pool_suite(void);
 
 #endif

@@ -16,6 +16,7 @@ int main(void)
     srunner_add_suite(sr, lookup_suite());
     srunner_add_suite(sr, format_suite());
     srunner_add_suite(sr, infer_suite());
+    srunner_add_suite(sr, pool_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
