@@ -82,6 +82,15 @@ size_t chunkpool_size(const chunkpool_t *p)
     return p->size;
 }
 
+size_t chunkpool_memory(chunkpool_t *p)
+{
+    if (!p) return 0;
+    pthread_mutex_lock(&p->lock);
+    const size_t n = (size_t)p->n;
+    pthread_mutex_unlock(&p->lock);
+    return sizeof *p + n * p->size;
+}
+
 void chunkpool_free(chunkpool_t *p)
 {
     if (!p) return;

@@ -18,6 +18,8 @@ void *chunkpool_take(chunkpool_t *p);
 /* Top the pool up (on the producing thread). */
 void chunkpool_refill(chunkpool_t *p);
 size_t chunkpool_size(const chunkpool_t *p);
+/* The bytes of the chunks ready in the pool (NULL: none). */
+size_t chunkpool_memory(chunkpool_t *p);
 /* Free the pool and the chunks still in it. */
 void chunkpool_free(chunkpool_t *p);
 

@@ -60,6 +60,13 @@ void memlog_free(memlog_t *l)
     *l = (memlog_t){0};
 }
 
+size_t memlog_memory(const memlog_t *l)
+{
+    return l->bytes + VEC_BYTES(l->cs_alloc.local) + VEC_BYTES(l->cs_alloc.capture) +
+           VEC_BYTES(l->cs_free.local) + VEC_BYTES(l->cs_free.capture) + VEC_BYTES(l->window) +
+           VEC_BYTES(l->lates) + hmap_memory(&l->late);
+}
+
 static uint8_t *reserve(memlog_t *l)
 {
     memblock_t *b = l->tail;

@@ -56,6 +56,8 @@ typedef struct {
 } memlog_t;
 
 void memlog_free(memlog_t *l);
+/* The bytes the log's blocks, records and tables take. */
+size_t memlog_memory(const memlog_t *l);
 static inline uint64_t memlog_count(const memlog_t *l) { return l->sealed + l->window.n; }
 /* Append an allocation; returns its number. */
 uint64_t memlog_alloc(memlog_t *l, const mem_event_t *e);

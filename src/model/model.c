@@ -1,5 +1,6 @@
 /* model.c - the trace model's core: capture information, threads, strings,
- * source locations, source files and the end-of-session bookkeeping.
+ * source locations, source files, the memory held (model_memory) and the
+ * end-of-session bookkeeping.
  * Event handlers for the other families live in model_*.c. */
 #include "model.h"
 
@@ -170,6 +171,89 @@ void model_free(model_t *m)
     free(m->capture_program);
     free(m->host_info);
     *m = (model_t){0};
+}
+
+/* ---- memory held --------------------------------------------------------- */
+
+static size_t thread_memory(const thread_t *t)
+{
+    return sizeof *t + t->log_bytes + VEC_BYTES(t->stack) + VEC_BYTES(t->dropped) + VEC_BYTES(t->messages) +
+           VEC_BYTES(t->samples) + VEC_BYTES(t->ctx_switch_samples);
+}
+
+static size_t gpu_memory(const gpu_ctx_t *c)
+{
+    size_t n = sizeof *c + 65536 * sizeof *c->query + VEC_BYTES(c->zones) + VEC_BYTES(c->timelines) +
+               hmap_memory(&c->timeline_map) + hmap_memory(&c->note_names) + VEC_BYTES(c->notes);
+    for (size_t k = 0; k < c->timelines.n; k++) n += VEC_BYTES(c->timelines.v[k].stack);
+    return n;
+}
+
+static size_t discovery_memory(const discovery_t *d)
+{
+    return hmap_memory(&d->pending) + hmap_memory(&d->named) + hmap_memory(&d->by_string) + VEC_BYTES(d->order);
+}
+
+/* The timelines a session has a few of (threads, frame sets, plots,
+ * locks, memory pools, GPU contexts, CPUs, scheduled threads, section
+ * categories) and what each holds. */
+static size_t timeline_memory(const model_t *m)
+{
+    size_t n = m->threads_cap * sizeof *m->threads + m->framesets_cap * sizeof *m->framesets +
+               m->plots_cap * sizeof *m->plots;
+    for (size_t i = 0; i < m->nthreads; i++) n += thread_memory(m->threads[i]);
+    for (size_t i = 0; i < m->nframesets; i++) n += sizeof *m->framesets[i] + VEC_BYTES(m->framesets[i]->frames);
+    for (size_t i = 0; i < m->nplots; i++) n += sizeof *m->plots[i] + VEC_BYTES(m->plots[i]->points);
+    for (size_t i = 0; i < m->locks.n; i++) n += VEC_BYTES(m->locks.v[i].threads) + VEC_BYTES(m->locks.v[i].events);
+    for (size_t i = 0; i < m->pools.n; i++)
+        n += memlog_memory(&m->pools.v[i].events) + hmap_memory(&m->pools.v[i].active);
+    for (size_t i = 0; i < m->gpu_order.n; i++) n += gpu_memory(m->gpu_order.v[i]);
+    for (int i = 0; i < 256; i++) n += VEC_BYTES(m->cpu_switches[i]);
+    for (size_t i = 0; i < m->switches.n; i++) n += VEC_BYTES(m->switches.v[i].v);
+    for (size_t i = 0; i < m->sections.n; i++) n += VEC_BYTES(m->sections.v[i].items);
+    return n;
+}
+
+/* The model's own vectors and maps. */
+static size_t table_memory(const model_t *m)
+{
+    const hmap_t *maps[] = {
+        &m->ptr_strings, &m->thread_map, &m->thread_names, &m->local_thread_map,
+        &m->fiber_map, &m->srcloc_map, &m->srcloc_shrink, &m->srcloc_payload_map,
+        &m->vsync_map, &m->frame_image_staging, &m->callstack_map, &m->frame_map, &m->custom_frame_map,
+        &m->symbol_map, &m->pending_symbols, &m->code_symbol_map,
+        &m->checked_file_ptr, &m->checked_file_idx, &m->pending_file_ptr,
+        &m->source_cache, &m->source_queries, &m->power_map,
+        &m->pending_code, &m->symbol_code_map, &m->lock_map, &m->pool_map,
+        &m->external_names, &m->switch_map, &m->external_thread_map, &m->cpu_stats_map,
+        &m->tid_to_pid, &m->hw_map, &m->section_map, &m->section_desc, &m->sections_active,
+    };
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) n += hmap_memory(maps[i]);
+    const size_t vecs[] = {
+        VEC_BYTES(m->local_threads), VEC_BYTES(m->zone_extras), VEC_BYTES(m->text_builds),
+        VEC_BYTES(m->text_builds_free), VEC_BYTES(m->srclocs), VEC_BYTES(m->srcloc_expand),
+        VEC_BYTES(m->srcloc_payloads), VEC_BYTES(m->srcloc_fifo), VEC_BYTES(m->images),
+        VEC_BYTES(m->messages), VEC_BYTES(m->message_order), VEC_BYTES(m->app_info), VEC_BYTES(m->power_last),
+        VEC_BYTES(m->callstacks), VEC_BYTES(m->cs_scratch), VEC_BYTES(m->cs_numbered), VEC_BYTES(m->frame_data),
+        VEC_BYTES(m->symbols), VEC_BYTES(m->symbol_addrs), VEC_BYTES(m->symbols_pending),
+        VEC_BYTES(m->symbol_code_addrs), VEC_BYTES(m->symbol_code), VEC_BYTES(m->source_names),
+        VEC_BYTES(m->source_data), VEC_BYTES(m->locks), VEC_BYTES(m->pools), VEC_BYTES(m->gpu_order),
+        VEC_BYTES(m->external_name_strs), VEC_BYTES(m->switches), VEC_BYTES(m->external_threads),
+        VEC_BYTES(m->cpu_stats_threads), VEC_BYTES(m->cpu_stats), VEC_BYTES(m->topology), VEC_BYTES(m->hw),
+        VEC_BYTES(m->sections), VEC_BYTES(m->section_desc_order), VEC_BYTES(m->sections_pending),
+    };
+    for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) n += vecs[i];
+    return n + discovery_memory(&m->frame_disc) + discovery_memory(&m->plot_disc) +
+           rhorder_memory(&m->srcloc_counts) + rhorder_memory(&m->gpu_srcloc_counts);
+}
+
+size_t model_memory(const model_t *m)
+{
+    const size_t fixed = sizeof *m + 2 * 65536 * sizeof *m->zone_counts;   /* and gpu_zone_counts */
+    const size_t staged = m->image_data.cap + (m->staging_frame.frames ? m->staging_frame.size * sizeof(cs_frame_t) : 0);
+    return fixed + staged + m->block_bytes + strtab_memory(&m->strings) + chunkpool_memory(m->chunk_pool) +
+           table_memory(m) + timeline_memory(m);
 }
 
 /* ---- capture information ---------------------------------------------- */
@@ -649,6 +733,7 @@ void model_source_code(model_t *m, uint32_t id, const uint8_t *p, size_t n)
     if (!fresh) return;
     bytes_t data = {0};
     bytes_put(&data, p, n);
+    model_block_resized(m, 0, data.cap);
     VEC_PUSH(m->source_names, file);
     VEC_PUSH(m->source_data, data);
 }

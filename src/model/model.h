@@ -3,7 +3,8 @@
  *
  * The event decoder (event.c) calls one model_* handler per event; the
  * handlers live in one file per family:
- *   model.c           threads, strings, source locations, source files, time
+ *   model.c           threads, strings, source locations, source files, time,
+ *                     the memory held
  *   model_zones.c     CPU zones and the compact per-thread zone log
  *   model_frames.c    frame sets (and the name-discovery helper)
  *   model_messages.c  messages and application info
@@ -528,6 +529,13 @@ typedef struct model {
 
     uint64_t samples_total;
 
+    /* The heap bytes of the blocks kept one per element (call stacks,
+     * frames of call-stack frames, symbol code, source files, frame
+     * images, each sampled address's hardware samples, zone texts being
+     * joined), counted as they are allocated (model_block_resized), so that
+     * model_memory does not walk the elements. */
+    uint64_t block_bytes;
+
     /* session flags */
     bool terminate, crashed;
 
@@ -564,6 +572,31 @@ typedef struct {
 } model_counts_t;
 
 void model_count(const model_t *m, model_counts_t *c);
+
+/* An estimate of the heap bytes the model holds: every container's
+ * allocation (capacities, not fill), the blocks of the zone and memory
+ * logs and of the string pool, and m->block_bytes; not the query queue,
+ * which the session owns. For a per-client memory limit: its cost grows
+ * with the threads, frame sets, plots, locks, memory pools, GPU contexts,
+ * scheduled threads and section categories, never with the events,
+ * strings or call stacks they hold. Reads the model unlocked: call it
+ * while nothing else uses it. */
+size_t model_memory(const model_t *m);
+
+/* What malloc takes for a block of n bytes, roughly (glibc: a header of 8
+ * bytes, 16-byte granules, 32 at least); 0 for no block. */
+static inline size_t heap_block(size_t n)
+{
+    const size_t b = (n + 8 + 15) & ~(size_t)15;
+    return n == 0 ? 0 : b < 32 ? 32 : b;
+}
+
+/* Count in m->block_bytes a block that was old_n bytes and is now new_n
+ * (0: none, so a new block is 0 -> n and a freed one n -> 0). */
+static inline void model_block_resized(model_t *m, size_t old_n, size_t new_n)
+{
+    m->block_bytes += heap_block(new_n) - heap_block(old_n);
+}
 
 /* Stop taking zone-log chunks from the pool and free it. */
 void model_drop_chunk_pool(model_t *m);

@@ -162,6 +162,7 @@ static uint32_t intern_callstack(model_t *m, const uint64_t *ids, size_t n, bool
         }
     }
     uint64_t *cs = xmalloc((n + 1) * 8);
+    model_block_resized(m, 0, (n + 1) * 8);
     cs[0] = n;
     if (n) memcpy(cs + 1, ids, n * 8);
     uint32_t idx = (uint32_t)m->callstacks.n;
@@ -232,6 +233,7 @@ static uint64_t custom_frame(model_t *m, uint32_t line, uint32_t name, uint32_t 
     uint64_t id = (m->next_custom_frame++ & 0x3FFFFFFFFFFFFFFFULL) | FRAME_SEL_CUSTOM;
     cs_frame_data_t fd = { .id = id, .image = 0, .size = 1 };
     fd.frames = xmalloc(sizeof *fd.frames);
+    model_block_resized(m, 0, sizeof *fd.frames);
     fd.frames[0] = (cs_frame_t){ .name = name, .file = file, .line = line, .sym_addr = 0 };
     VEC_PUSH(m->frame_data, fd);
     hmap_put(&m->frame_map, id, m->frame_data.n, NULL);
@@ -380,6 +382,7 @@ void model_callstack_frame(model_t *m, uint32_t line, uint64_t sym_addr, uint32_
     if (!hmap_get(&m->checked_file_idx, (uint64_t)file)) model_cache_source_idx(m, (uint32_t)file, st->image);
 
     if (--m->pending_subframes == 0) {
+        model_block_resized(m, 0, st->size * sizeof *st->frames);
         VEC_PUSH(m->frame_data, *st);
         *hmap_get(&m->frame_map, st->id) = m->frame_data.n;
         hmap_put(&m->code_symbol_map, m->staging_ptr, st->frames[0].sym_addr, NULL);
@@ -425,6 +428,7 @@ void model_symbol_code(model_t *m, uint64_t ptr, const uint8_t *p, size_t n)
     if (!fresh) return;
     bytes_t code = {0};
     bytes_put(&code, p, n);
+    model_block_resized(m, 0, code.cap);
     VEC_PUSH(m->symbol_code_addrs, ptr);
     VEC_PUSH(m->symbol_code, code);
     /* Like upstream, ask how every instruction and every direct branch

@@ -228,6 +228,7 @@ void model_frame_image(model_t *m, uint32_t frame, uint16_t w, uint16_t h, uint8
     }
     frame_image_t img = { .w = w, .h = h, .flip = flip, .len = (uint32_t)m->image_data.n };
     img.data = (uint8_t *)xmemdup(m->image_data.p, m->image_data.n);
+    model_block_resized(m, 0, m->image_data.n);
     uint32_t idx = (uint32_t)m->images.n;
     VEC_PUSH(m->images, img);
 

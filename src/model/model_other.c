@@ -585,7 +585,10 @@ void model_hw_sample(model_t *m, int kind, uint64_t ip, int64_t ticks)
         hw_samples_t h = { .ip = ip };
         VEC_PUSH(m->hw, h);
     }
-    VEC_PUSH(m->hw.v[*v].v[kind], t);
+    hw_samples_t *at = &m->hw.v[*v];
+    const size_t before = VEC_BYTES(at->v[kind]);
+    VEC_PUSH(at->v[kind], t);
+    model_block_resized(m, before, VEC_BYTES(at->v[kind]));
 }
 
 void model_cpu_topology(model_t *m, uint32_t package, uint32_t die, uint32_t core, uint32_t thread)

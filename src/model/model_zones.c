@@ -200,7 +200,9 @@ static bytes_t *text_build_start(model_t *m, open_zone_t *z, zone_extra_t *e)
     }
     bytes_t *b = &m->text_builds.v[slot];
     const char *old = strtab_get(&m->strings, e->text - 1);
+    const size_t before = b->cap;
     bytes_put(b, old, strlen(old));
+    model_block_resized(m, before, b->cap);
     e->text = TEXT_BUILDING | slot;
     z->text_building = true;
     return b;
@@ -213,6 +215,7 @@ void model_zone_text_close(model_t *m, open_zone_t *z)
     const uint32_t slot = e->text & ~TEXT_BUILDING;
     bytes_t *b = &m->text_builds.v[slot];
     e->text = model_store_string(m, b->p, b->n) + 1;
+    model_block_resized(m, b->cap, 0);
     bytes_free(b);
     VEC_PUSH(m->text_builds_free, slot);
     z->text_building = false;
@@ -231,9 +234,11 @@ static void append_text(model_t *m, thread_t *t, const char *s, size_t n)
         return;
     }
     bytes_t *b = z->text_building ? &m->text_builds.v[e->text & ~TEXT_BUILDING] : text_build_start(m, z, e);
+    const size_t before = b->cap;
     bytes_reserve(b, 1 + n);
     b->p[b->n++] = '\n';
     bytes_put(b, s, strnlen(s, n));
+    model_block_resized(m, before, b->cap);
 }
 
 void model_zone_text(model_t *m)

@@ -74,6 +74,12 @@ void rhorder_free(rhorder *m)
     rhorder_init(m);
 }
 
+size_t rhorder_memory(const rhorder *m)
+{
+    const size_t slots = current_slots(m);
+    return slots ? slots * (sizeof *m->keys + sizeof *m->values) + slots + 8 : 0;
+}
+
 /* Allocate an empty table of `buckets` buckets (upstream initData).  Only
  * modifies *m on success.  The multiplier is kept. */
 static int init_table(rhorder *m, size_t buckets)

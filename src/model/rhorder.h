@@ -56,6 +56,9 @@ int rhorder_insert(rhorder *m, uint64_t key, uint64_t value);
  * next insert or reserve. */
 uint64_t *rhorder_find(const rhorder *m, uint64_t key);
 
+/* The bytes the map's arrays take. */
+size_t rhorder_memory(const rhorder *m);
+
 /* Number of stored keys. */
 size_t rhorder_size(const rhorder *m);
 

@@ -23,6 +23,7 @@ static char *arena_alloc(strtab_t *t, size_t n)
     if (n > ARENA_CHUNK / 4) {
         /* Large strings get a chunk of their own. */
         char *p = xmalloc(n);
+        t->held += n;
         t->chunks = xrealloc(t->chunks, (t->nchunks + 1) * sizeof *t->chunks);
         t->chunks[t->nchunks++] = p;
         return p;
@@ -31,6 +32,7 @@ static char *arena_alloc(strtab_t *t, size_t n)
         t->arena = xmalloc(ARENA_CHUNK);
         t->arena_used = 0;
         t->arena_cap = ARENA_CHUNK;
+        t->held += ARENA_CHUNK;
         t->chunks = xrealloc(t->chunks, (t->nchunks + 1) * sizeof *t->chunks);
         t->chunks[t->nchunks++] = t->arena;
     }

@@ -24,10 +24,17 @@ typedef struct {
     char **chunks;
     size_t nchunks;
     size_t bytes;      /* total bytes interned */
+    size_t held;       /* bytes of the chunks (arena and large strings) */
     hashkey_t key;     /* the table's secret, drawn when it is first made */
 } strtab_t;
 
 void strtab_free(strtab_t *t);
+/* The bytes the pool's arrays, table and chunks take. */
+static inline size_t strtab_memory(const strtab_t *t)
+{
+    return t->held + t->nchunks * sizeof *t->chunks + t->cap * (sizeof *t->str + sizeof *t->len) +
+           t->tcap * sizeof *t->table;
+}
 /* Index of the string with these bytes, adding it if new. */
 uint32_t strtab_intern(strtab_t *t, const void *p, size_t n);
 static inline const char *strtab_get(const strtab_t *t, uint32_t idx) { return t->str[idx]; }

@@ -31,6 +31,8 @@ typedef struct {
 } hmap_t;
 
 void hmap_free(hmap_t *m);
+/* The bytes the map's arrays take. */
+static inline size_t hmap_memory(const hmap_t *m) { return m->cap * (sizeof *m->slots + sizeof *m->meta); }
 /* Pointer to the value of key, or NULL. Valid until the next insertion. */
 uint64_t *hmap_get(const hmap_t *m, uint64_t key);
 /* Pointer to the value of key, inserting it with value v if absent; *fresh

@@ -55,6 +55,8 @@ void *grow_array(void *p, size_t elem, size_t *cap, size_t need);
         VEC_RESERVE(vec, (vec).n + 1);                                      \
         (vec).v[(vec).n++] = (x);                                           \
     } while (0)
+/* The bytes a vector's allocation takes (its capacity, not its fill). */
+#define VEC_BYTES(vec) ((vec).cap * sizeof *(vec).v)
 #define VEC_FREE(vec) do { free((vec).v); (vec).v = NULL; (vec).n = (vec).cap = 0; } while (0)
 
 /* Byte buffer. */

@@ -1,9 +1,11 @@
 /* test_model.c - unit tests of the trace model's upstream-mirroring rules:
  * source-location ids, FIFO matching of SourceLocation answers, thread
  * numbering, message order on equal times, frame-set merging, the
- * end-of-session conditions, zone texts joined from many parts, and each
- * rule by which the releases' servers differ (model_rules_t). */
+ * end-of-session conditions, zone texts joined from many parts, the
+ * memory the model says it holds (model_memory), and each rule by which
+ * the releases' servers differ (model_rules_t). */
 #include <check.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +314,110 @@ START_TEST(zone_text_parts_are_joined_and_interned_once)
 }
 END_TEST
 
+/* What malloc has handed out and not taken back (glibc 2.33+; 0 where
+ * unknown, as under a sanitizer, whose allocator glibc does not see). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define HEAP_UNSEEN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define HEAP_UNSEEN 1
+#endif
+#endif
+#if !defined(__GLIBC__) || __GLIBC__ < 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ < 33)
+#define HEAP_UNSEEN 1
+#endif
+
+static size_t heap_in_use(void)
+{
+#ifdef HEAP_UNSEEN
+    return 0;
+#else
+    const struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+#endif
+}
+
+/* model_memory grows with what each feature adds (within a factor of its
+ * payload), agrees with malloc's own count within a factor of 1.5, and
+ * gives back what a joined zone text no longer holds. */
+START_TEST(model_memory_follows_what_the_model_holds)
+{
+    fixture_t f;
+    setup(&f);
+    model_thread_context(&f.m, 5);
+    model_zone_begin(&f.m, 1, 0x600, false);
+    model_zone_end(&f.m, 2);
+    const size_t heap0 = heap_in_use(), mem0 = model_memory(&f.m);
+    ck_assert_uint_gt(mem0, sizeof f.m);
+
+    /* zones: a few bytes each in the log */
+    enum { ZONES = 400000, MESSAGES = 50000, STRINGS = 100000 };
+    for (int64_t i = 0; i < ZONES; i++) {
+        model_zone_begin(&f.m, 10 + 4 * i, 0x600, false);
+        model_zone_end(&f.m, 12 + 4 * i);
+    }
+    const size_t mem1 = model_memory(&f.m);
+    ck_assert_uint_ge(mem1 - mem0, (size_t)ZONES * 2);
+    ck_assert_uint_le(mem1 - mem0, (size_t)ZONES * 2 * 4);
+
+    /* messages, each with a text of its own */
+    char text[64];
+    for (int i = 0; i < MESSAGES; i++) {
+        const int n = snprintf(text, sizeof text, "message number %d", i);
+        model_single_string(&f.m, (const uint8_t *)text, (size_t)n);
+        model_message(&f.m, 2000000 + i, 0, false, 0, 0, false);
+    }
+    const size_t mem2 = model_memory(&f.m);
+    const size_t message_payload = (size_t)MESSAGES * (sizeof(message_t) + 2 * sizeof(uint32_t) + 20);
+    ck_assert_uint_ge(mem2 - mem1, message_payload);
+    ck_assert_uint_le(mem2 - mem1, message_payload * 4);
+
+    /* strings */
+    size_t string_bytes = 0;
+    for (int i = 0; i < STRINGS; i++) {
+        const int n = snprintf(text, sizeof text, "a string of its own, %d", i);
+        model_store_string(&f.m, text, (size_t)n);
+        string_bytes += (size_t)n;
+    }
+    const size_t mem3 = model_memory(&f.m);
+    ck_assert_uint_ge(mem3 - mem2, string_bytes);
+    ck_assert_uint_le(mem3 - mem2, string_bytes * 5);
+
+    const size_t heap3 = heap_in_use();
+    if (heap3) {
+        const double grown = (double)(heap3 - heap0), said = (double)(mem3 - mem0);
+        ck_assert_msg(said > grown / 1.5 && said < grown * 1.5, "model_memory grew %.0f bytes, malloc's count %.0f",
+                      said, grown);
+    }
+
+    /* a zone text joined from many parts: held while the zone is open,
+     * given back (but for its string) when it ends */
+    const uint64_t blocks = f.m.block_bytes;
+    model_zone_begin(&f.m, 4000000, 0x600, false);
+    model_single_string(&f.m, (const uint8_t *)"first", 5);
+    model_zone_text(&f.m);
+    for (uint64_t v = 0; v < 20000; v++) model_zone_value(&f.m, v);
+    ck_assert_uint_ge(f.m.block_bytes - blocks, 20000 * 10);
+    ck_assert_uint_ge(model_memory(&f.m), mem3 + 20000 * 10);
+    model_zone_end(&f.m, 4000001);
+    ck_assert_uint_eq(f.m.block_bytes, blocks);
+
+    /* call stacks: a block each */
+    uint8_t payload[8 * 4];
+    for (uint64_t i = 0; i < 1000; i++) {
+        for (uint64_t k = 0; k < 4; k++) {
+            const uint64_t addr = 0x400000 + 16 * (4 * i + k);
+            memcpy(payload + 8 * k, &addr, 8);
+        }
+        model_callstack_payload(&f.m, payload, sizeof payload);
+        f.m.pending_callstack = 0;
+    }
+    ck_assert_uint_ge(f.m.block_bytes - blocks, 1000 * 5 * 8);
+    ck_assert_uint_eq(f.m.failures, 0);
+    teardown(&f);
+}
+END_TEST
+
 START_TEST(chunk_pool_deepens_only_when_takes_find_it_empty)
 {
     chunkpool_t *p = chunkpool_new(4096, 4);
@@ -551,6 +657,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, memory_events_of_every_width_survive_sealing);
     tcase_add_test(tc, chunk_pool_deepens_only_when_takes_find_it_empty);
     tcase_add_test(tc, zone_text_parts_are_joined_and_interned_once);
+    tcase_add_test(tc, model_memory_follows_what_the_model_holds);
     tcase_add_test(tc, rule_zone_value_hex);
     tcase_add_test(tc, rule_frame_query_once);
     tcase_add_test(tc, rule_query_alloc_frames);

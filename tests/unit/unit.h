@@ -18,5 +18,6 @@ Suite *infer_suite(void);
 Suite *announce_suite(void);
 Suite *names_suite(void);
 Suite *listen_suite(void);
+Suite *pool_suite(void);
 
 #endif
