@@ -98,22 +98,25 @@ static int usage_error(const char *fmt, const char *arg)
 /* A non-negative number of seconds (fractions allowed). */
 #define MAX_SECONDS 1e9
 
-static int parse_seconds(const char *arg, const char *opt, double *out)
+int cli_seconds(const char *arg, double *out)
 {
     char *end;
     errno = 0;
     double v = strtod(arg, &end);
-    if (errno || end == arg || *end || !isfinite(v) || v < 0) {
-        fprintf(stderr, "tracy-capture: %s needs a number of seconds, not '%s'\n", opt, arg);
-        return -1;
-    }
+    if (errno || end == arg || *end || !isfinite(v) || v < 0) return -1;
     /* beyond 31 years is forever, and stays within the timers' range */
     *out = v > MAX_SECONDS ? MAX_SECONDS : v;
     return 0;
 }
 
-/* A port number 1..65535, digits only, into its normal form in buf. */
-static int parse_port(const char *arg, char *buf, size_t len)
+static int parse_seconds(const char *arg, const char *opt, double *out)
+{
+    if (cli_seconds(arg, out) == 0) return 0;
+    fprintf(stderr, "tracy-capture: %s needs a number of seconds, not '%s'\n", opt, arg);
+    return -1;
+}
+
+int cli_port(const char *arg, char *buf, size_t len)
 {
     if (arg[0] < '0' || arg[0] > '9') return -1;
     char *end;
@@ -183,7 +186,7 @@ int cli_parse(options_t *o, int argc, char **argv)
         case 'o': o->output = optarg; break;
         case 'a': o->address = optarg; break;
         case 'p':
-            if (parse_port(optarg, o->port_buf, sizeof o->port_buf))
+            if (cli_port(optarg, o->port_buf, sizeof o->port_buf))
                 return usage_error("invalid port '%s' (1 to 65535)", optarg);
             o->port = o->port_buf;
             break;

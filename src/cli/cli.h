@@ -40,6 +40,13 @@ typedef struct {
     const file_format_t *format; /* --format; NULL: the default */
 } options_t;
 
+/* A non-negative number of seconds, fractions allowed, into *out (at most
+ * 1e9: forever); -1 if arg is none. */
+int cli_seconds(const char *arg, double *out);
+/* A port number 1..65535, digits only, into its normal form in buf; -1 if
+ * arg is none. */
+int cli_port(const char *arg, char *buf, size_t len);
+
 /* Parse argv into opts. Returns -1 to go on, or an exit code (help and
  * version print to stdout and return 0; errors print to stderr). */
 int cli_parse(options_t *opts, int argc, char **argv);

@@ -12,6 +12,8 @@
 
 /* The terminal's state: one per process, like the terminal itself. */
 static struct {
+    const char *program;        /* leads every diagnostic line */
+    char label[320];            /* then this, if set (console_label) */
     bool out_color, err_color;
     bool line_shown;            /* a progress line waits to be erased */
     bool line_open;             /* "Connecting to ..." or "Saving trace..." waits for its end */
@@ -25,8 +27,9 @@ static struct {
 #define C_CYAN "\033[36m"
 #define ERASE_LINE "\033[2K"
 
-void console_init(void)
+void console_init(const char *program)
 {
+    console.program = program;
     const char *nc = getenv("NO_COLOR");
     const bool color_ok = !(nc && nc[0]);
     console.out_color = color_ok && isatty(STDOUT_FILENO);
@@ -47,12 +50,19 @@ static void erase_progress_line(void)
     }
 }
 
+void console_label(const char *label)
+{
+    snprintf(console.label, sizeof console.label, "%s", label ? label : "");
+}
+
 static void diag(const char *color, const char *label, const char *fmt, va_list ap)
 {
     erase_progress_line();
     fflush(stdout);
-    if (console.err_color) fprintf(stderr, "%s%stracy-capture: %s:%s ", C_BOLD, color, label, C_RESET);
-    else fprintf(stderr, "tracy-capture: %s: ", label);
+    const char *program = console.program ? console.program : "tracy-capture";
+    if (console.err_color) fprintf(stderr, "%s%s%s: %s:%s ", C_BOLD, color, program, label, C_RESET);
+    else fprintf(stderr, "%s: %s: ", program, label);
+    if (console.label[0]) fprintf(stderr, "%s: ", console.label);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
 }

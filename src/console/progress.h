@@ -9,7 +9,12 @@
 
 struct capture;
 
-void console_init(void);
+/* Colour where the streams are terminals and NO_COLOR is unset; `program`
+ * leads every diagnostic line. */
+void console_init(const char *program);
+/* A label said after the program's name in the diagnostics that follow
+ * (the daemon's client, "[3] 127.0.0.1:8086"), or NULL for none. */
+void console_label(const char *label);
 void diag_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void diag_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void diag_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

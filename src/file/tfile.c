@@ -145,7 +145,7 @@ static int open_container(tfile_t *t, FILE *fp, int level, int streams, int work
      * as a write of its own: tfile does the buffering. (A memory stream
      * has no descriptor, and needs its buffer.) */
     if (fileno(fp) >= 0) setvbuf(fp, NULL, _IONBF, 0);
-    t->sync = streams == 0;
+    t->sync = streams == 0 || workers == 0;
     t->streams = streams < 1 ? 1 : streams > TFILE_MAX_STREAMS ? TFILE_MAX_STREAMS : streams;
     t->workers = t->sync ? 0 : workers < 1 ? 1 : workers > t->streams ? t->streams : workers;
     t->outcap = ZSTD_compressBound(TFILE_CHUNK);

@@ -79,7 +79,7 @@ struct tfile {
 
 /* Start a container on an open stream with `workers` compression threads
  * (at most one per stream; streams 0: one stream, compressed without
- * threads). Workers that cannot start (ulimit -v) leave the work to the
+ * threads; workers 0: every stream compressed on the caller's thread). Workers that cannot start (ulimit -v) leave the work to the
  * ones that did, or with none to the caller's thread. Returns 0, or -1
  * (errno set) with nothing left to close. */
 int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers);

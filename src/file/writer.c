@@ -884,10 +884,10 @@ static int place_beside(const char *tmp, const char *path, save_opts_t *s)
  * in a legacy container); 0, or -1 with tf->err and tf->err_what saying
  * what failed. */
 static int write_container(const model_t *m, const file_format_t *fmt, FILE *fp, int level, int streams,
-                           tfile_t *tf)
+                           bool this_thread, tfile_t *tf)
 {
     const int rc = fmt->legacy ? tfile_open_legacy(tf, fp, level, streams)
-                               : tfile_open(tf, fp, level, streams, tfile_workers_for(streams));
+                               : tfile_open(tf, fp, level, streams, this_thread ? 0 : tfile_workers_for(streams));
     if (rc < 0) {
         tf->err = errno;
         tf->err_what = "opening the file";
@@ -911,9 +911,9 @@ static bool start_over(FILE *fp)
 static int write_file(const model_t *m, FILE *fp, save_opts_t *s, bool regular, tfile_t *tf)
 {
     const file_format_t *fmt = s->format ? s->format : file_format_default();
-    int err = write_container(m, fmt, fp, s->level, s->streams, tf);
+    int err = write_container(m, fmt, fp, s->level, s->streams, s->this_thread, tf);
     if (err && tf->err == ENOMEM && regular && s->streams != 0 && start_over(fp)) {
-        err = write_container(m, fmt, fp, s->level, 0, tf);
+        err = write_container(m, fmt, fp, s->level, 0, s->this_thread, tf);
         s->one_stream = err == 0;
     }
     if (err == 0 && (fflush(fp) != 0 || (regular && fsync(fileno(fp)) != 0))) {

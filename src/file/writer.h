@@ -15,6 +15,7 @@ void writer_write_trace(const model_t *m, const file_format_t *fmt, tfile_t *f);
 
 typedef struct {
     int level, streams;                 /* zstd level, stream count (0: one, no threads) */
+    bool this_thread;                   /* compress the streams on the calling thread (a pool's) */
     const file_format_t *format;        /* NULL: file_format_default(); a legacy one has one stream */
     bool replace;                       /* -f: a file already at the path is replaced */
     char *volatile *tmp_path;           /* set to the temporary file while it exists */

@@ -1,6 +1,9 @@
-/* capture.h - the one capture context: options, the session being
- * captured, the connection's libuv handles and what happened. main.c owns
- * it; conn.c drives it; progress.c reports on it. */
+/* capture.h - a capture's context: options, the session being captured,
+ * the connection's libuv handles and what happened. conn.c drives it;
+ * progress.c reports on it. tracy-capture's main.c owns its one capture
+ * and runs it alone (conn_run: a loop, signals and decoder threads of its
+ * own); the daemon owns one per client and runs them all on its loop
+ * (conn_start), decoding them as jobs on its pool (jobdec.c). */
 #ifndef TC_CAPTURE_H
 #define TC_CAPTURE_H
 
@@ -43,13 +46,28 @@ typedef enum {
  * waited for this many --end-timeouts in all. */
 #define END_WAIT_TERMINATE_FACTOR 10
 
+struct capture;
+struct pool;
+struct jobdec;
+
+/* What a host running captures on its own loop hears of each one. */
+typedef struct {
+    void (*welcomed)(struct capture *c);   /* the client's welcome is in (its program name, its protocol) */
+    void (*done)(struct capture *c);       /* over: outcome set, every handle closed, the input decoded */
+} capture_hooks_t;
+
 typedef struct capture {
     const options_t *opts;
+    const capture_hooks_t *hooks; /* run on a host's loop (conn_start), or NULL (conn_run) */
+    void *host;                   /* the host's, for its hooks */
+    struct pool *pool;            /* with hooks: decode as jobs on this pool (jobdec.c) */
     const proto_desc_t *offer;    /* the protocol offered (the session's); the search goes down proto_all */
     char *save_path;              /* where the trace goes: the output, or the file its link names */
     session_t session;
-    uv_loop_t *loop;              /* &loop_store once it is set up */
+    uv_loop_t *loop;              /* &loop_store once it is set up, or the host's */
     uv_loop_t loop_store;
+    int open_handles;             /* of this capture, not yet closed */
+    bool done_said;               /* hooks->done was called */
     char start_error[512];        /* OUT_CANNOT_RUN: what could not be had, and why */
 
     /* connection */
@@ -69,7 +87,13 @@ typedef struct capture {
     char connect_error[128];
     bytes_t out;                  /* query bytes waiting to be written */
     spool_t spool;                /* every byte received, in a file (fd -1: none) */
-    struct netdec *dec;           /* the frame decoder thread, once streaming */
+    bool decoding;                /* the welcome is in: frames go to dec or jobs */
+    struct netdec *dec;           /* the frame decoder thread, once streaming (conn_run) */
+    struct jobdec *jobs;          /* or the jobs decoding it (conn_start) */
+    bool input_over;              /* jobs: the input ended; on_input_end once it is decoded */
+    outcome_t finish_pending;     /* jobs: finish() came while a job had the session */
+    bool stop_pending;            /* jobs: so did request_stop() (its reason in pending_reason) */
+    char pending_reason[64];
     uv_async_t decoded;           /* it has frames for us */
     bool reading_paused;          /* too much input held in memory: stop reading */
     bool input_dropped;           /* saved at once: received input left undecoded */
@@ -92,7 +116,8 @@ typedef struct capture {
     uint64_t t_terminated;                             /* when the client's Terminate was decoded */
     uint64_t t_last_answer, answers_seen;              /* when an answer to a query last came; how many */
     uint64_t rx_bytes;
-    int64_t mem_limit_bytes;
+    int64_t mem_limit_bytes;      /* -m: of the process, or with hooks of this capture (model_memory) */
+    uint64_t peak_mem, mem_now;   /* with hooks: the most this capture held, and at the last tick */
     uint64_t peak_rss;
 
     /* progress line */
@@ -110,8 +135,24 @@ outcome_t capture_outcome(const capture_t *c, bool input_ended);
 
 /* Connect, capture until the session ends, and fill in c->outcome
  * (OUT_CANNOT_RUN when the event loop, the connection's socket or the
- * decoder thread cannot be had). */
+ * decoder thread cannot be had): alone, on a loop of its own that also
+ * handles SIGINT, SIGTERM and SIGHUP. */
 void conn_run(capture_t *c);
+
+/* The same on a host's loop: c->opts, c->hooks and c->pool set (the rest
+ * zeroed). Returns at once; hooks->done(c) says when it is over (possibly
+ * before conn_start returns, when it cannot start). The host handles the
+ * signals: */
+void conn_start(capture_t *c, uv_loop_t *loop);
+/* The orderly end a first signal asks for (the client is asked to
+ * disconnect, and what it still sends is waited for, bounded). */
+void conn_request_stop(capture_t *c, const char *why);
+/* The end a second signal asks for: now, keeping what is decoded (the
+ * rest goes only to the spool). */
+void conn_abort(capture_t *c);
+/* Free what a capture run by conn_start holds once hooks->done was
+ * called, but the session (session_free). */
+void conn_free(capture_t *c);
 
 /* Resident memory of this process in bytes (0 if unknown). */
 uint64_t process_rss(void);

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "jobdec.h"
 #include "lookup.h"
 #include "netdec.h"
 #include "progress.h"
@@ -37,8 +38,8 @@
  * end: a long capture should not go on believing it can be recovered. */
 static void warn_spool_failure(capture_t *c)
 {
-    if (c->spool_warned || !c->dec) return;
-    const int err = netdec_spool_error(c->dec);
+    if (c->spool_warned || (!c->dec && !c->jobs) || (c->jobs && jobdec_running(c->jobs))) return;
+    const int err = c->jobs ? c->spool.err : netdec_spool_error(c->dec);
     if (!err) return;
     c->spool_warned = true;
     diag_warn("the spool %s could not be written (%s): capturing goes on without it (it is given up, so a "
@@ -52,6 +53,27 @@ static void on_retry(uv_timer_t *t);
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
 static void start_resolve(capture_t *c);
 static void close_for_retry(capture_t *c);
+static void maybe_done(capture_t *c);
+
+/* ---- the input waiting to be decoded, by netdec's threads or by jobs --------------------- */
+
+/* Whether a job has the session now: then the loop leaves it alone. */
+static bool session_busy(const capture_t *c)
+{
+    return c->jobs && jobdec_running(c->jobs);
+}
+
+/* Received bytes not yet decoded. */
+static size_t input_backlog(capture_t *c)
+{
+    return c->jobs ? jobdec_backlog(c->jobs) : c->dec ? netdec_backlog(c->dec) : 0;
+}
+
+/* Of those, the bytes held in memory (what the reading bounds). */
+static size_t input_in_memory(capture_t *c)
+{
+    return c->jobs ? jobdec_backlog(c->jobs) : c->dec ? netdec_in_memory(c->dec) : 0;
+}
 
 uint64_t process_rss(void)
 {
@@ -112,9 +134,18 @@ static void flush_out(capture_t *c)
 
 /* ---- closing -------------------------------------------------------------------------- */
 
+/* Every handle of the capture closes through here, so that a host knows
+ * when the capture's memory is its own again. */
+static void on_handle_closed(uv_handle_t *h)
+{
+    capture_t *c = h->data;
+    c->open_handles--;
+    maybe_done(c);
+}
+
 static void close_handle(uv_handle_t *h)
 {
-    if (h->loop && !uv_is_closing(h)) uv_close(h, NULL);
+    if (h->loop && !uv_is_closing(h)) uv_close(h, on_handle_closed);
 }
 
 static void close_all(capture_t *c)
@@ -154,7 +185,15 @@ static void on_terminate_timeout(uv_timer_t *t)
 static void finish(capture_t *c, outcome_t outcome)
 {
     if (c->finishing) return;
+    if (session_busy(c)) {
+        /* after the job (on_job_done); nothing more is read meanwhile */
+        if (c->finish_pending == OUT_NONE || outcome == OUT_ABORTED) c->finish_pending = outcome;
+        if (c->tcp_open) uv_read_stop((uv_stream_t *)&c->tcp);
+        return;
+    }
     c->finishing = true;
+    /* saving at once: what is still queued is only spooled */
+    if (c->jobs && (outcome == OUT_ABORTED || c->save_at_once)) c->input_dropped = jobdec_drop(c->jobs) > 0;
     c->outcome = outcome;
     c->t_end = uv_hrtime();
     if (c->tcp_open) uv_read_stop((uv_stream_t *)&c->tcp);
@@ -273,6 +312,7 @@ static void on_welcome(capture_t *c)
     if (c->opts->seconds >= 0)
         uv_timer_start(&c->stop_timer, on_stop_timer, (uint64_t)(c->opts->seconds * 1000), 0);
     if (!c->opts->quiet) progress_connected(c);
+    if (c->hooks && c->hooks->welcomed) c->hooks->welcomed(c);
 }
 
 outcome_t capture_outcome(const capture_t *c, bool input_ended)
@@ -326,7 +366,7 @@ static bool retry_silent_drop(capture_t *c)
 /* The input ended (EOF or a read error) and every frame before it is in. */
 static void on_input_end(capture_t *c)
 {
-    if (!c->dec && retry_silent_drop(c)) return;
+    if (!c->decoding && retry_silent_drop(c)) return;
     finish(c, capture_outcome(c, true));
 }
 
@@ -334,22 +374,30 @@ static void on_input_end(capture_t *c)
  * decoder and spool threads, and checked on every tick). */
 static void resume_reading(capture_t *c)
 {
-    if (c->reading_paused && !c->finishing && netdec_in_memory(c->dec) < BACKLOG_HIGH / 4) {
+    if (c->reading_paused && !c->finishing && c->finish_pending == OUT_NONE &&
+        input_in_memory(c) < BACKLOG_HIGH / 4) {
         c->reading_paused = false;
         uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
     }
 }
 
 /* A decoded frame into the model; its buffer back to the decoder. */
-static void feed_decoded(capture_t *c, const netdec_item_t *it)
+/* After frames went into the model: when the client ended its session,
+ * when an answer last came (for the end wait). */
+static void note_decoded(capture_t *c)
 {
-    session_feed_frame(&c->session, it->data, it->n, it->frame_no, it->offset, it->numbered);
-    netdec_release(c->dec, it);
     if (c->session.model.terminate && !c->t_terminated) c->t_terminated = uv_hrtime();
     if (c->session.queries.answered != c->answers_seen) {
         c->answers_seen = c->session.queries.answered;
         c->t_last_answer = uv_hrtime();
     }
+}
+
+static void feed_decoded(capture_t *c, const netdec_item_t *it)
+{
+    session_feed_frame(&c->session, it->data, it->n, it->frame_no, it->offset, it->numbered);
+    netdec_release(c->dec, it);
+    note_decoded(c);
 }
 
 /* The decoder met a bad frame: the session is broken there. */
@@ -410,6 +458,20 @@ static void spool_handshake(capture_t *c, const uint8_t *p, size_t n)
     spool_write(&c->spool, p, n);
 }
 
+/* A host opens the spool once the welcome names the client (its welcomed
+ * hook), so the handshake bytes go in then: the same bytes as
+ * spool_handshake's, from the session's copy of them. */
+static void spool_welcome(capture_t *c)
+{
+    if (c->spool.fd < 0) return;
+    uint8_t hs[PROTO_SHIBBOLETH_SIZE + 4];
+    handshake_bytes(c, hs);
+    spool_write(&c->spool, hs, sizeof hs);
+    spool_write(&c->spool, &c->session.status, 1);
+    spool_write(&c->spool, c->session.welcome, c->session.need);
+    c->spool_prefixed = true;
+}
+
 /* The client refused the protocol offered: without --protocol, offer the
  * next older one on a new connection at once (a refusing client listens
  * again right away). The search counts against --connect-timeout and ends
@@ -445,6 +507,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         c->read_failed = nread != UV_EOF;   /* a reset: nothing can be written either */
         uv_read_stop(s);
         if (c->dec) netdec_end(c->dec);   /* the rest comes as the END item */
+        else if (c->jobs && input_backlog(c)) c->input_over = true;   /* on_job_done, once decoded */
         else on_input_end(c);
         return;
     }
@@ -453,9 +516,9 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     c->rx_bytes += (uint64_t)nread;
     const uint8_t *p = c->rxbuf;
     size_t n = (size_t)nread;
-    if (!c->dec) {
+    if (!c->decoding) {
         const size_t used = session_feed_handshake(&c->session, p, n);
-        spool_handshake(c, p, used);
+        if (!c->hooks) spool_handshake(c, p, used);
         p += used;
         n -= used;
         if (c->session.state != SESSION_STREAMING) {
@@ -463,22 +526,66 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
             return;
         }
         on_welcome(c);
+        if (c->hooks) spool_welcome(c);
         if (!start_decoding(c)) return;
     }
-    if (p == c->rxbuf && n >= c->rxcap / 4) {
+    if (c->jobs) {
+        if (n) jobdec_push(c->jobs, p, n);
+    } else if (p == c->rxbuf && n >= c->rxcap / 4) {
         netdec_push_owned(c->dec, c->rxbuf, n, c->rxcap);   /* a big read: no copy */
         c->rxbuf = NULL;
     } else {
         netdec_push(c->dec, p, n);
     }
-    if (netdec_in_memory(c->dec) > BACKLOG_HIGH) {
+    if (input_in_memory(c) > BACKLOG_HIGH) {
         c->reading_paused = true;
         uv_read_stop(s);
     }
 }
 
+/* A job decoded what was queued (on the loop thread): as on_decoded does
+ * for netdec's frames, and what waited for the session to be free. */
+static void on_job_done(jobdec_t *d, void *ctx)
+{
+    capture_t *c = ctx;
+    (void)d;
+    note_decoded(c);
+    if (c->finishing) {            /* the input left after the connection, decoded */
+        if (c->session.state == SESSION_BROKEN && c->outcome != OUT_ABORTED) c->outcome = OUT_BROKEN;
+        if (!jobdec_continue(c->jobs)) maybe_done(c);
+        return;
+    }
+    flush_out(c);
+    if (c->finish_pending != OUT_NONE) {
+        const outcome_t o = c->finish_pending;
+        c->finish_pending = OUT_NONE;
+        finish(c, o);
+        if (!jobdec_continue(c->jobs)) maybe_done(c);
+        return;
+    }
+    if (c->stop_pending) {
+        c->stop_pending = false;
+        conn_request_stop(c, c->pending_reason);
+    }
+    settle(c);
+    if (!c->finishing && c->input_over && input_backlog(c) == 0) on_input_end(c);
+    if (c->finishing) {
+        if (!jobdec_continue(c->jobs)) maybe_done(c);
+        return;
+    }
+    jobdec_continue(c->jobs);
+    resume_reading(c);
+}
+
 static bool start_decoding(capture_t *c)
 {
+    c->decoding = true;
+    if (c->pool) {
+        /* the daemon's: jobs on its pool, the spool written by them */
+        c->jobs = xmalloc(sizeof *c->jobs);
+        jobdec_init(c->jobs, c->pool, &c->session, c->spool.fd >= 0 ? &c->spool : NULL, on_job_done, c);
+        return true;
+    }
     int err;
     c->dec = netdec_start(session_frames_offset(&c->session), c->session.desc, notify_decoded, c, &err);
     if (!c->dec) {
@@ -509,7 +616,11 @@ static void on_closed_for_retry(uv_handle_t *h)
 {
     capture_t *c = h->data;
     c->tcp_open = false;
-    if (c->finishing) return;
+    c->open_handles--;
+    if (c->finishing) {
+        maybe_done(c);
+        return;
+    }
     if (c->addr_next) {
         try_connect(c);
         return;
@@ -578,6 +689,7 @@ static void try_connect(capture_t *c)
     if (setup_failed(c, uv_tcp_init(c->loop, &c->tcp), "cannot set up the connection")) return;
     c->tcp.data = c;
     c->tcp_open = true;
+    c->open_handles++;
     c->connect_req.data = c;
     int rc = uv_tcp_connect(&c->connect_req, &c->tcp, ai->ai_addr, on_connected);
     if (shortage_errno(rc) && connect_short_of(c, "cannot create the connection's socket", rc)) return;
@@ -653,9 +765,14 @@ static void start_resolve(capture_t *c)
 
 /* Begin the orderly end: ask the client to disconnect and wait (bounded)
  * for what it still sends. */
-static void request_stop(capture_t *c, const char *why)
+void conn_request_stop(capture_t *c, const char *why)
 {
     if (c->stop_requested || c->finishing) return;
+    if (session_busy(c)) {          /* after the job (on_job_done) */
+        if (!c->stop_pending) snprintf(c->pending_reason, sizeof c->pending_reason, "%s", why);
+        c->stop_pending = true;
+        return;
+    }
     c->stop_requested = true;
     snprintf(c->stop_reason, sizeof c->stop_reason, "%s", why);
     if (c->session.state != SESSION_STREAMING) {
@@ -667,19 +784,28 @@ static void request_stop(capture_t *c, const char *why)
     flush_out(c);
 }
 
-static void on_signal(uv_signal_t *h, int signum)
+void conn_abort(capture_t *c)
 {
-    capture_t *c = h->data;
     if (c->finishing) {         /* only the Terminate is still going out */
         close_all(c);
         return;
     }
+    spool_stop_waiting(&c->spool);  /* nor for a FIFO spool's reader */
+    finish(c, OUT_ABORTED);
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    capture_t *c = h->data;
+    if (c->finishing) {
+        conn_abort(c);
+        return;
+    }
     if (++c->signal_count == 1) {
-        request_stop(c, signum == SIGINT ? "interrupted" : signum == SIGTERM ? "terminated" : "hung up");
+        conn_request_stop(c, signum == SIGINT ? "interrupted" : signum == SIGTERM ? "terminated" : "hung up");
         if (!c->opts->quiet && c->session.state == SESSION_STREAMING) progress_stopping(c);
     } else {
-        spool_stop_waiting(&c->spool);  /* nor for a FIFO spool's reader */
-        finish(c, OUT_ABORTED);
+        conn_abort(c);
     }
 }
 
@@ -688,7 +814,7 @@ static void on_signal(uv_signal_t *h, int signum)
  * whole stream) is left out, kept in the spool (main.c says so). */
 static void stop_at_memory_limit(capture_t *c)
 {
-    request_stop(c, "memory limit reached");
+    conn_request_stop(c, "memory limit reached");
     if (c->finishing) return;       /* before streaming, the stop ended it */
     c->save_at_once = true;
     finish(c, OUT_STOPPED);
@@ -696,7 +822,7 @@ static void stop_at_memory_limit(capture_t *c)
 
 static void on_stop_timer(uv_timer_t *t)
 {
-    request_stop(t->data, "time limit reached");
+    conn_request_stop(t->data, "time limit reached");
 }
 
 /* Connected, and the handshake unanswered for long enough to say so:
@@ -733,7 +859,7 @@ static bool end_wait_over(capture_t *c, uint64_t now)
     uint64_t began = c->t_terminated;
     if (c->stop_requested && (!began || c->t_stop < began)) began = c->t_stop;
     const uint64_t since = c->t_last_answer > began ? c->t_last_answer : began;
-    const bool drained = !c->dec || netdec_backlog(c->dec) == 0;
+    const bool drained = input_backlog(c) == 0;
     c->end_wait = c->stop_requested && now - c->t_stop > limit ? END_WAIT_AFTER_STOP
                   : c->t_terminated && now - c->t_terminated > limit * END_WAIT_TERMINATE_FACTOR
                       ? END_WAIT_AFTER_TERMINATE
@@ -746,9 +872,15 @@ static void on_tick(uv_timer_t *t)
 {
     capture_t *c = t->data;
     const uint64_t now = uv_hrtime();
+    if (session_busy(c)) return;    /* the job has the session: next tick */
+    /* -m: the process's memory, or on a host with many clients each one's
+     * own (its model, and the input it holds) */
     uint64_t rss = process_rss();
     if (rss > c->peak_rss) c->peak_rss = rss;
-    if (c->mem_limit_bytes > 0 && (int64_t)rss > c->mem_limit_bytes) stop_at_memory_limit(c);
+    const uint64_t used = c->hooks ? model_memory(&c->session.model) + input_in_memory(c) : rss;
+    c->mem_now = used;
+    if (c->hooks && used > c->peak_mem) c->peak_mem = used;
+    if (c->mem_limit_bytes > 0 && (int64_t)used > c->mem_limit_bytes) stop_at_memory_limit(c);
 
     if (end_wait_over(c, now)) {
         session_waiting(&c->session, c->gave_up_on, sizeof c->gave_up_on);
@@ -829,9 +961,9 @@ static void drain_decoder(capture_t *c)
  * may open io_uring's first, hence the margin. */
 #define LOOP_FIRST_DESCRIPTORS 6
 
-/* The loop, and every handle of it the capture uses; false (the reason
- * in c->start_error, c->outcome OUT_CANNOT_RUN) if any cannot be had. */
-static bool setup_loop(capture_t *c)
+/* The capture's own loop (conn_run); false (the reason in
+ * c->start_error, c->outcome OUT_CANNOT_RUN) if it cannot be had. */
+static bool setup_own_loop(capture_t *c)
 {
     const int err = check_free_descriptors(LOOP_FIRST_DESCRIPTORS);
     if (err) {
@@ -847,18 +979,35 @@ static bool setup_loop(capture_t *c)
         return false;
     }
     c->loop = &c->loop_store;
-    if (setup_failed(c, uv_async_init(c->loop, &c->decoded, on_decoded), "cannot set up the event loop's wake-up"))
+    return true;
+}
+
+/* Count a handle that was set up (closed through close_handle). */
+static bool handle_failed(capture_t *c, int uverr, uv_handle_t *h, const char *what)
+{
+    if (setup_failed(c, uverr, what)) return true;
+    h->data = c;
+    c->open_handles++;
+    return false;
+}
+
+/* Every handle of the loop the capture uses; false (the reason in
+ * c->start_error, c->outcome OUT_CANNOT_RUN) if any cannot be had. With
+ * `signals`, it also handles SIGINT, SIGTERM and SIGHUP. */
+static bool setup_handles(capture_t *c, bool signals)
+{
+    if (handle_failed(c, uv_async_init(c->loop, &c->decoded, on_decoded), (uv_handle_t *)&c->decoded,
+                      "cannot set up the event loop's wake-up"))
         return false;
-    c->decoded.data = c;
     uv_timer_t *timers[] = { &c->retry_timer, &c->connect_timer, &c->stop_timer, &c->tick_timer };
-    for (size_t i = 0; i < 4; i++) {
-        if (setup_failed(c, uv_timer_init(c->loop, timers[i]), "cannot set up a timer")) return false;
-        timers[i]->data = c;
-    }
+    for (size_t i = 0; i < 4; i++)
+        if (handle_failed(c, uv_timer_init(c->loop, timers[i]), (uv_handle_t *)timers[i], "cannot set up a timer"))
+            return false;
     const int signums[3] = { SIGINT, SIGTERM, SIGHUP };
-    for (int i = 0; i < 3; i++) {
-        if (setup_failed(c, uv_signal_init(c->loop, &c->signals[i]), "cannot set up the signal handling")) return false;
-        c->signals[i].data = c;
+    for (int i = 0; signals && i < 3; i++) {
+        if (handle_failed(c, uv_signal_init(c->loop, &c->signals[i]), (uv_handle_t *)&c->signals[i],
+                          "cannot set up the signal handling"))
+            return false;
         if (setup_failed(c, uv_signal_start(&c->signals[i], on_signal, signums[i]), "cannot set up the signal handling"))
             return false;
     }
@@ -868,19 +1017,40 @@ static bool setup_loop(capture_t *c)
     return true;
 }
 
-void conn_run(capture_t *c)
+/* What either way of running a capture sets up first. */
+static void begin(capture_t *c)
 {
     c->rxcap = 256u << 10;
     c->rxbuf = xmalloc(c->rxcap);
     c->t_start = c->t_last_rx = uv_hrtime();
     c->offer = c->opts->protocol ? c->opts->protocol : proto_all[0];
     session_init(&c->session, c->offer, on_query_bytes, c);
-    if (!setup_loop(c) && !c->loop) {
+}
+
+/* What either way frees once the connection is over and the input
+ * decoded. */
+static void end(capture_t *c)
+{
+    /* No zone log grows any more: give the prepared chunks back. */
+    model_drop_chunk_pool(&c->session.model);
+    if (c->addrs) freeaddrinfo(c->addrs);
+    c->addrs = NULL;
+    free(c->rxbuf);
+    c->rxbuf = NULL;
+    bytes_free(&c->out);
+    uint64_t rss = process_rss();
+    if (rss > c->peak_rss) c->peak_rss = rss;
+}
+
+void conn_run(capture_t *c)
+{
+    begin(c);
+    if (!setup_own_loop(c)) {
         free(c->rxbuf);
         c->rxbuf = NULL;
         return;
     }
-    if (!c->finishing) start_resolve(c);
+    if (setup_handles(c, true) && !c->finishing) start_resolve(c);
     uv_run(c->loop, UV_RUN_DEFAULT);
     if (c->dec) {
         if (c->outcome != OUT_ABORTED && !c->save_at_once) drain_decoder(c);
@@ -891,14 +1061,47 @@ void conn_run(capture_t *c)
         netdec_stop(c->dec);
         c->dec = NULL;
     }
-    /* No zone log grows any more: give the prepared chunks back. */
-    model_drop_chunk_pool(&c->session.model);
-    if (c->addrs) freeaddrinfo(c->addrs);
-    c->addrs = NULL;
+    end(c);
     uv_loop_close(c->loop);
-    free(c->rxbuf);
-    c->rxbuf = NULL;
-    bytes_free(&c->out);
-    uint64_t rss = process_rss();
-    if (rss > c->peak_rss) c->peak_rss = rss;
+}
+
+/* A capture on a host's loop is over once its connection is closed,
+ * every handle of it too, and no job decodes for it any more (the input
+ * left after the connection is decoded first, unless saving at once). */
+static void maybe_done(capture_t *c)
+{
+    if (!c->hooks || c->done_said || !c->finishing || c->open_handles > 0) return;
+    if (c->jobs && (jobdec_running(c->jobs) || jobdec_backlog(c->jobs))) return;
+    c->done_said = true;
+    if (c->jobs) {
+        const session_t *s = &c->session;
+        /* the end the wait gave up on may have been in that input */
+        if (c->outcome == OUT_GAVE_UP &&
+            (s->state == SESSION_COMPLETE || (s->model.terminate && !session_waiting(s, NULL, 0))))
+            c->outcome = capture_outcome(c, true);
+        c->t_end = uv_hrtime();
+        if (s->frames_ready) {
+            c->frames = s->frames.frames;
+            c->compressed = s->frames.compressed;
+            c->decompressed = s->frames.decompressed;
+            c->partial_frame = frame_partial(&s->frames);
+        }
+    }
+    end(c);
+    c->hooks->done(c);
+}
+
+void conn_start(capture_t *c, uv_loop_t *loop)
+{
+    c->loop = loop;
+    begin(c);
+    if (setup_handles(c, false) && !c->finishing) start_resolve(c);
+    maybe_done(c);      /* it could not start */
+}
+
+void conn_free(capture_t *c)
+{
+    if (c->jobs) jobdec_free(c->jobs);
+    free(c->jobs);
+    c->jobs = NULL;
 }

@@ -126,12 +126,13 @@ session_state_t session_feed(session_t *s, const uint8_t *p, size_t n)
         size_t used = session_feed_handshake(s, p, n);
         p += used;
         n -= used;
-        if (s->state == SESSION_STREAMING) {
-            frame_decoder_init(&s->frames, session_frames_offset(s));
-            s->frames_ready = true;
-        }
     }
     if (s->state != SESSION_STREAMING || n == 0) return s->state;
+    /* (also when the handshake came through session_feed_handshake) */
+    if (!s->frames_ready) {
+        frame_decoder_init(&s->frames, session_frames_offset(s));
+        s->frames_ready = true;
+    }
     int rc = frame_feed(&s->frames, p, n, on_frame, s);
     if (rc < 0 && s->state == SESSION_STREAMING) {
         snprintf(s->err, sizeof s->err, "%s", s->frames.err);

@@ -45,7 +45,8 @@ typedef struct {
 /* A session of protocol `desc` (one of proto_all). */
 void session_init(session_t *s, const proto_desc_t *desc, query_sink_fn sink, void *sink_ctx);
 void session_free(session_t *s);
-/* Feed bytes from the client; returns the new state. */
+/* Feed bytes from the client (the handshake's, if they were not given to
+ * session_feed_handshake, then the frames'); returns the new state. */
 session_state_t session_feed(session_t *s, const uint8_t *p, size_t n);
 /* For a transport that decodes frames elsewhere (netdec.c): consume the
  * handshake bytes only, returning how many were used... */

@@ -1,0 +1,24 @@
+/* daemon_main.c - tracy-capture-daemon: capture every Tracy client that
+ * announces itself, and every one named with -a, each into its own trace.
+ *
+ * The story: read the command line (dcli.c), then run the daemon
+ * (daemon.c): listen, connect to each client, capture them all on one
+ * event loop, save each trace as its capture ends, and print the summary. */
+#include <signal.h>
+#include <stdio.h>
+
+#include "daemon.h"
+#include "dcli.h"
+#include "progress.h"
+
+int main(int argc, char **argv)
+{
+    daemon_options_t opts;
+    const int rc = dcli_parse(&opts, argc, argv);
+    if (rc >= 0) return rc;
+    /* a client that vanished is an error to handle (EPIPE), not a death */
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
+    console_init("tracy-capture-daemon");
+    return daemon_run(&opts);
+}

@@ -1,0 +1,75 @@
+/* jobdec.c - a client's stream decoded as jobs on a shared pool (see
+ * jobdec.h). */
+#include "jobdec.h"
+
+#include <string.h>
+
+/* On a pool thread: spool what was taken, then decode it. A session that
+ * is over (broken, complete) takes no more; the spool still gets every
+ * byte received. */
+static void decode_work(pool_job_t *job)
+{
+    jobdec_t *d = (jobdec_t *)job;
+    if (d->spool && d->spool->fd >= 0) spool_write(d->spool, d->taken.p, d->taken.n);
+    if (d->spool_only) return;
+    if (d->session->state == SESSION_STREAMING) session_feed(d->session, d->taken.p, d->taken.n);
+    d->decoded += d->taken.n;
+}
+
+static void submit(jobdec_t *d)
+{
+    /* swap the buffers: the job takes everything queued */
+    bytes_t t = d->taken;
+    d->taken = d->queued;
+    d->queued = t;
+    d->queued.n = 0;
+    d->running = true;
+    pool_submit(d->pool, &d->job);
+}
+
+/* On the loop thread, after each job: the owner's turn (it calls
+ * jobdec_continue when it is done with the session). */
+static void decode_done(pool_job_t *job)
+{
+    jobdec_t *d = (jobdec_t *)job;
+    d->running = false;
+    d->taken.n = 0;
+    d->after(d, d->ctx);
+}
+
+bool jobdec_continue(jobdec_t *d)
+{
+    if (d->running || d->queued.n == 0) return d->running;
+    submit(d);
+    return true;
+}
+
+void jobdec_init(jobdec_t *d, pool_t *pool, session_t *s, spool_t *spool, jobdec_after_fn after, void *ctx)
+{
+    memset(d, 0, sizeof *d);
+    d->pool = pool;
+    d->session = s;
+    d->spool = spool;
+    d->after = after;
+    d->ctx = ctx;
+    d->job.work = decode_work;
+    d->job.done = decode_done;
+}
+
+void jobdec_push(jobdec_t *d, const uint8_t *p, size_t n)
+{
+    bytes_put(&d->queued, p, n);
+    if (!d->running) submit(d);
+}
+
+size_t jobdec_drop(jobdec_t *d)
+{
+    d->spool_only = true;
+    return d->queued.n;
+}
+
+void jobdec_free(jobdec_t *d)
+{
+    bytes_free(&d->queued);
+    bytes_free(&d->taken);
+}
