@@ -404,10 +404,11 @@ static int set_up(daemon_t *d)
         diag_error("cannot write into the output directory %s: %s", o->dir, strerror(errno));
         return EXIT_OUTPUT_UNWRITABLE;
     }
-    if (uv_loop_init(&d->loop) < 0) {
-        diag_error("cannot set up the event loop");
+    if ((err = uv_loop_init(&d->loop)) < 0) {
+        diag_error("cannot set up the event loop: %s", uv_strerror(err));
         return EXIT_CANNOT_RUN;
     }
+    d->loop_ready = true;
     err = pool_init(&d->pool, &d->loop, o->threads);
     if (err) {
         char why[160];
@@ -467,7 +468,10 @@ int daemon_run(const daemon_options_t *o)
     if (rc != EXIT_OK) {
         d->stopping = true;
         maybe_exit(d);
-        uv_run(&d->loop, UV_RUN_DEFAULT);
+        if (d->loop_ready) {
+            uv_run(&d->loop, UV_RUN_DEFAULT);
+            uv_loop_close(&d->loop);
+        }
         free_daemon(d);
         free(d);
         return rc;

@@ -53,6 +53,7 @@ typedef struct client {
 typedef struct daemon {
     const daemon_options_t *opts;
     uv_loop_t loop;
+    bool loop_ready;
     pool_t pool;
     bool pool_ready;
     listener_t listener;
