@@ -7,13 +7,26 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "cli.h"
 #include "daemon.h"
 #include "dcli.h"
 #include "progress.h"
 
+/* The options, which an exit for want of memory names the spools by. */
+static daemon_options_t opts;
+
+/* Out of memory (util.c), on any thread: the captures under way are not
+ * saved, but their spools stay where they are. */
+int on_fatal_exit(const char *message)
+{
+    diag_error("%s", message);
+    diag_note("the traces under way are not saved; their spools stay in %s: 'tracy-capture --recover "
+              "SPOOL -o FILE' rebuilds each where more memory is free", opts.dir ? opts.dir : ".");
+    return EXIT_SAVE_FAILED;
+}
+
 int main(int argc, char **argv)
 {
-    daemon_options_t opts;
     const int rc = dcli_parse(&opts, argc, argv);
     if (rc >= 0) return rc;
     /* a client that vanished is an error to handle (EPIPE), not a death */

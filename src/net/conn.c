@@ -345,10 +345,11 @@ static void settle(capture_t *c)
 
 /* A connection accepted and closed before a single byte came: what an adb
  * forward does while no program listens on the device. With
- * --connect-timeout the user asked to wait for the program: try again. */
+ * --connect-timeout the user asked to wait for the program, and a host
+ * (the daemon's -a) waits for it in any case: try again. */
 static bool retry_silent_drop(capture_t *c)
 {
-    if (c->opts->connect_timeout < 0 || c->stop_requested || c->session.state != SESSION_HANDSHAKE ||
+    if ((c->opts->connect_timeout < 0 && !c->hooks) || c->stop_requested || c->session.state != SESSION_HANDSHAKE ||
         c->rx_bytes != 0)
         return false;
     if (c->silent_drops++ == 0 && !c->opts->quiet) {

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""bench-daemon.py - many clients at once: our tracy-capture-daemon side by
+side with upstream's (TRACY_UPSTREAM_DAEMON).
+
+  bench/bench-daemon.py [--clients 8] [--runs 1] [--sessions zones,memory]
+                        [--scale S] [--cache DIR] [--build DIR]
+
+Each session of bench.py (generated once by our test client into a
+recording, cached) is replayed --clients times at once
+(../shared/tools/tracy-replay), every replay announced on loopback as a
+0.14.0 client announces itself (tests/e2e/announce.py, to 127.255.255.255
+only), into one daemon listening on a free UDP port: ours with
+--max-clients N (it ends by itself once every trace is saved), upstream's
+until it has said "done!" for every client (then SIGINT, as it cannot end
+by itself). Per daemon it prints the wall time from the first replay to the
+last trace saved, the CPU time (user + system, all threads), the peak RSS
+of the daemon process and the size of each client's file, and the ratios
+ours/upstream (the target: wall and RSS at most 0.5).
+"""
+import argparse
+import importlib.util
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+ANNOUNCE = os.path.join(ROOT, "tests", "e2e", "announce.py")
+
+spec = importlib.util.spec_from_file_location("bench", os.path.join(HERE, "bench.py"))
+bench = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bench)
+
+
+def free_udp_port():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def run_daemon(binary, ours, recording, clients, workdir):
+    """One run: (wall s, CPU s, peak RSS bytes, [file bytes], status)."""
+    out = os.path.join(workdir, "out")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    udp = free_udp_port()
+    args = [binary, "-o", out, "-p", str(udp)]
+    if ours:
+        args += ["--max-clients", str(clients), "--end-timeout", "5"]
+    d = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    saved = []
+    marker = re.compile(rb"\] saved |done!")
+
+    def watch():
+        for line in iter(d.stdout.readline, b""):
+            # upstream's "Saving X... done!" may share a line with others
+            for _ in marker.finditer(line):
+                saved.append(time.monotonic())
+
+    w = threading.Thread(target=watch, daemon=True)
+    w.start()
+    time.sleep(0.3)                 # the daemon listens
+    t0 = time.monotonic()
+    helpers = []
+    try:
+        for _ in range(clients):
+            replay, port = bench.start_replay(recording)
+            helpers.append(replay)
+            helpers.append(subprocess.Popen([sys.executable, ANNOUNCE, "--udp-port", str(udp), "--port", port,
+                                             "--protocol", "82", "--pid", str(replay.pid), "--name", "bench"]))
+        while len(saved) < clients and d.poll() is None:
+            time.sleep(0.05)
+        t_last = saved[-1] if len(saved) >= clients else time.monotonic()
+        if not ours and d.poll() is None:
+            d.send_signal(2)
+        _, status, usage = os.wait4(d.pid, 0)
+    finally:
+        for h in helpers:
+            h.kill()
+            h.wait()
+    w.join(5)
+    sizes = sorted(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out) if f.endswith(".tracy"))
+    return (t_last - t0, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, sizes, status)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--sessions", default="zones,memory")
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--cache", default=os.path.join(ROOT, "build", "bench-cache"))
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    args = ap.parse_args()
+    bench.ensure_built(args.build)
+    r = subprocess.run(["meson", "compile", "-C", args.build, "src/tracy-capture-daemon"], stdout=subprocess.DEVNULL)
+    if r.returncode:
+        sys.exit("bench-daemon.py: building tracy-capture-daemon failed")
+    ours = os.path.join(args.build, "src", "tracy-capture-daemon")
+    upstream = os.environ.get("TRACY_UPSTREAM_DAEMON")
+    os.makedirs(args.cache, exist_ok=True)
+    print("machine: %d cores, %.1f GB RAM; %d clients at once" % (
+        os.cpu_count(), os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, args.clients))
+    if not upstream:
+        print("TRACY_UPSTREAM_DAEMON is not set: measuring ours only")
+    work = tempfile.mkdtemp(prefix="bench-daemon-", dir=args.cache)
+    try:
+        for name in args.sessions.split(","):
+            recording = os.path.join(args.cache, "%s-%g.bin" % (name, args.scale))
+            if not os.path.exists(recording):
+                bench.generate(args, name, recording)
+            print("\n== %s x %d: %.1f MB on the wire each" % (name, args.clients, os.path.getsize(recording) / 1e6))
+            print("  %-9s %8s %8s %9s  %s" % ("daemon", "wall s", "CPU s", "RSS MB", "files MB"))
+            med = {}
+            for tool, binary in (("ours", ours), ("upstream", upstream)):
+                if not binary:
+                    continue
+                runs = [run_daemon(binary, tool == "ours", recording, args.clients, work) for _ in range(args.runs)]
+                runs.sort(key=lambda x: x[0])
+                wall, cpu, rss, sizes, status = runs[len(runs) // 2]
+                med[tool] = (wall, cpu, rss)
+                note = "" if len(sizes) == args.clients else "  (%d files!)" % len(sizes)
+                if tool == "ours" and status != 0:
+                    note += "  (exit status %d)" % (status >> 8)
+                print("  %-9s %8.2f %8.2f %9.0f  %s%s" % (tool, wall, cpu, rss / 2**20,
+                                                          " ".join("%.1f" % (s / 1e6) for s in sizes), note))
+            if "upstream" in med:
+                o, u = med["ours"], med["upstream"]
+                print("  %-9s %8.2f %8.2f %9.2f   (the target: wall and RSS at most 0.5)" % (
+                    "ratio", o[0] / u[0], o[1] / u[1], o[2] / u[2]))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
