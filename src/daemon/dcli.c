@@ -69,8 +69,10 @@ static void print_help(FILE *out)
         "Ctrl-C (or SIGTERM, SIGHUP) ends every capture in an orderly way and saves\n"
         "them all; a second signal stops waiting and saves at once.\n"
         "Exit status: 0 when every capture was saved, else the worst status of a\n"
-        "client (tracy-capture's codes, the highest), or 1 for a usage error or a\n"
-        "listening port that cannot be had. See " PROG "(1).\n");
+        "client (tracy-capture's codes, the highest; 6: a client that never\n"
+        "answered), 1 for a usage error or a listening port that cannot be had, or\n"
+        "5 for an output directory that cannot be created or written.\n"
+        "See " PROG "(1).\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)
