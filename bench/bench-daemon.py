@@ -55,6 +55,9 @@ def run_daemon(binary, ours, recording, clients, workdir):
     args = [binary, "-o", out, "-p", str(udp)]
     if ours:
         args += ["--max-clients", str(clients), "--end-timeout", "5"]
+    elif shutil.which("stdbuf"):
+        # its " done!" lines wait in stdio's buffer in a pipe: line-buffer it
+        args = ["stdbuf", "-oL"] + args
     d = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     saved = []
     marker = re.compile(rb"\] saved |done!")
@@ -67,6 +70,14 @@ def run_daemon(binary, ours, recording, clients, workdir):
 
     w = threading.Thread(target=watch, daemon=True)
     w.start()
+    ended = []
+
+    def reap():
+        _, status, usage = os.wait4(d.pid, 0)
+        ended.append((status, usage))
+
+    r = threading.Thread(target=reap, daemon=True)
+    r.start()
     time.sleep(0.3)                 # the daemon listens
     t0 = time.monotonic()
     helpers = []
@@ -76,12 +87,13 @@ def run_daemon(binary, ours, recording, clients, workdir):
             helpers.append(replay)
             helpers.append(subprocess.Popen([sys.executable, ANNOUNCE, "--udp-port", str(udp), "--port", port,
                                              "--protocol", "82", "--pid", str(replay.pid), "--name", "bench"]))
-        while len(saved) < clients and d.poll() is None:
+        while len(saved) < clients and not ended:
             time.sleep(0.05)
         t_last = saved[-1] if len(saved) >= clients else time.monotonic()
-        if not ours and d.poll() is None:
+        if not ours and not ended:
             d.send_signal(2)
-        _, status, usage = os.wait4(d.pid, 0)
+        r.join()
+        status, usage = ended[0]
     finally:
         for h in helpers:
             h.kill()
