@@ -147,11 +147,14 @@ static void on_client_welcomed(capture_t *c)
 
 /* An announced client that did not answer our handshake serves another
  * server (it serves one at a time), or went away: it is no capture of
- * ours yet, and is taken again when it announces itself free. */
+ * ours yet, and is taken again when it announces itself free. So is one
+ * whose handshake was still unanswered when the daemon stopped (a signal,
+ * --idle-exit): nothing of it was lost, and it is no failure. */
 static bool withdrawn(const client_t *cl)
 {
     return cl->announced && !cl->cap.session.welcomed &&
-           (cl->cap.outcome == OUT_CONNECT_TIMEOUT || cl->cap.outcome == OUT_DROPPED);
+           (cl->cap.outcome == OUT_CONNECT_TIMEOUT || cl->cap.outcome == OUT_DROPPED ||
+            cl->cap.outcome == OUT_INTERRUPTED);
 }
 
 static void on_client_done(capture_t *c)
@@ -164,7 +167,8 @@ static void on_client_done(capture_t *c)
         cl->key.text[0] = '\0';       /* heard again, it is taken again */
         cl->withdrawn = true;
         cl->rc = EXIT_OK;
-        snprintf(cl->how, sizeof cl->how, "busy with another server or gone; taken again when it announces itself");
+        snprintf(cl->how, sizeof cl->how, "busy with another server or gone; %s",
+                 c->outcome == OUT_INTERRUPTED ? "no longer waited for" : "taken again when it announces itself");
         dconsole_withdrawn(cl);
     } else if (c->outcome == OUT_INTERRUPTED) {
         /* never streamed: a target that never appeared was not captured */
