@@ -253,6 +253,27 @@ static bool key_taken(const daemon_t *d, const announce_key_t *k)
     return false;
 }
 
+/* The numeric text of the address a client's capture is connected or
+ * connecting to, or its host as given. */
+static const char *client_address(const client_t *cl, char buf[ANNOUNCE_ADDR_SIZE])
+{
+    if (cl->cap.addr_now && announce_address_text(cl->cap.addr_now->ai_addr, buf)[0]) return buf;
+    return cl->host;
+}
+
+/* Whether a capture under way (a target's, typically) already has the
+ * client at address:port: one client, one capture, however it was found. */
+static bool endpoint_taken(const daemon_t *d, const char *address, uint16_t port)
+{
+    for (size_t i = 0; i < d->clients.n; i++) {
+        const client_t *cl = d->clients.v[i];
+        char buf[ANNOUNCE_ADDR_SIZE];
+        if (cl->withdrawn || cl->state >= CL_SAVING || atoi(cl->port) != port) continue;
+        if (strcmp(client_address(cl, buf), address) == 0) return true;
+    }
+    return false;
+}
+
 static bool filters_pass(const daemon_options_t *o, const announce_t *a)
 {
     if (o->filter_name && !strstr(a->program_name, o->filter_name)) return false;
@@ -271,6 +292,7 @@ static void on_announce(void *ctx, const announce_t *a, const struct sockaddr *f
     char addr[ANNOUNCE_ADDR_SIZE], port[8];
     announce_address_text(from, addr);
     snprintf(port, sizeof port, "%u", a->listen_port);
+    if (endpoint_taken(d, addr, a->listen_port)) return;     /* an -a target's, heard announcing itself */
     if (!filters_pass(d->opts, a)) {
         VEC_PUSH(d->passed, key);
         dconsole_filtered(d, a, addr);

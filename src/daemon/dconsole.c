@@ -130,6 +130,10 @@ void dconsole_stopping(daemon_t *d, const char *why)
     int active = 0;
     for (size_t i = 0; i < d->clients.n; i++)
         if (d->clients.v[i]->state < CL_SAVED) active++;
+    if (active == 0) {
+        event_line(d, "%s: no capture is running; exiting", why);
+        return;
+    }
     event_line(d, "%s: ending %d capture%s%s", why, active, active == 1 ? "" : "s",
                d->signal_count == 1 ? " (press Ctrl-C again to save at once)" : "");
 }

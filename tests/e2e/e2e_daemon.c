@@ -615,7 +615,7 @@ START_TEST(idle_exit_ends_after_the_last_capture)
     ck_assert_msg(rc == 0, DAEMON_RC(&d));
     ck_assert_msg(d.t_exit - t_saved > 0.5 && d.t_exit - t_saved < 10, "exited %.2f s after the last save",
                   d.t_exit - t_saved);
-    ck_assert_msg(strstr(d.out.s, "idle: ending 0 captures"), DAEMON_SAID(&d));
+    ck_assert_msg(strstr(d.out.s, "idle: no capture is running; exiting"), DAEMON_SAID(&d));
     char path[256];
     for (int i = 0; i < 2; i++) {
         ck_assert_int_eq(client_finish(&c[i]), 0);
