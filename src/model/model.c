@@ -62,6 +62,29 @@ static void free_threads(model_t *m)
     free(m->threads);
 }
 
+/* Every hash map of the model, into maps (MODEL_MAPS of room); returns
+ * how many: what model_free frees and model_memory counts. */
+#define MODEL_MAPS 48
+static size_t model_maps(model_t *m, hmap_t **maps)
+{
+    hmap_t *all[] = {
+        &m->ptr_strings, &m->thread_map, &m->thread_names, &m->local_thread_map,
+        &m->fiber_map, &m->srcloc_map, &m->srcloc_shrink, &m->srcloc_payload_map,
+        &m->frame_disc.pending, &m->frame_disc.named, &m->frame_disc.by_string,
+        &m->plot_disc.pending, &m->plot_disc.named, &m->plot_disc.by_string,
+        &m->vsync_map, &m->frame_image_staging, &m->callstack_map, &m->frame_map, &m->custom_frame_map,
+        &m->symbol_map, &m->pending_symbols, &m->code_symbol_map,
+        &m->checked_file_ptr, &m->checked_file_idx, &m->pending_file_ptr,
+        &m->source_cache, &m->source_queries, &m->power_map,
+        &m->pending_code, &m->symbol_code_map, &m->lock_map, &m->pool_map,
+        &m->external_names, &m->switch_map, &m->external_thread_map, &m->cpu_stats_map,
+        &m->tid_to_pid, &m->hw_map, &m->section_map, &m->section_desc, &m->sections_active,
+    };
+    _Static_assert(sizeof all / sizeof all[0] <= MODEL_MAPS, "MODEL_MAPS holds every map");
+    memcpy(maps, all, sizeof all);
+    return sizeof all / sizeof all[0];
+}
+
 void model_free(model_t *m)
 {
     free_threads(m);
@@ -86,23 +109,11 @@ void model_free(model_t *m)
     VEC_FREE(m->symbol_code);
     for (size_t i = 0; i < m->source_data.n; i++) bytes_free(&m->source_data.v[i]);
     VEC_FREE(m->source_data);
-    hmap_t *maps[] = {
-        &m->ptr_strings, &m->thread_map, &m->thread_names, &m->local_thread_map,
-        &m->fiber_map, &m->srcloc_map, &m->srcloc_shrink, &m->srcloc_payload_map,
-        &m->frame_disc.pending, &m->frame_disc.named, &m->frame_disc.by_string,
-        &m->plot_disc.pending, &m->plot_disc.named, &m->plot_disc.by_string,
-        &m->vsync_map, &m->callstack_map, &m->frame_map, &m->custom_frame_map,
-        &m->symbol_map, &m->pending_symbols, &m->code_symbol_map,
-        &m->checked_file_ptr, &m->checked_file_idx, &m->pending_file_ptr,
-        &m->source_cache, &m->source_queries, &m->power_map,
-        &m->pending_code, &m->symbol_code_map, &m->lock_map, &m->pool_map,
-        &m->external_names, &m->switch_map, &m->external_thread_map, &m->cpu_stats_map,
-        &m->tid_to_pid, &m->hw_map, &m->section_map, &m->section_desc, &m->sections_active,
-    };
-    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) hmap_free(maps[i]);
+    hmap_t *maps[MODEL_MAPS];
+    const size_t nmaps = model_maps(m, maps);
+    for (size_t i = 0; i < nmaps; i++) hmap_free(maps[i]);
     VEC_FREE(m->frame_disc.order);
     VEC_FREE(m->plot_disc.order);
-    hmap_free(&m->frame_image_staging);
     bytes_free(&m->image_data);
     for (size_t i = 0; i < m->images.n; i++) free(m->images.v[i].data);
     VEC_FREE(m->images);
@@ -217,19 +228,10 @@ static size_t timeline_memory(const model_t *m)
 /* The model's own vectors and maps. */
 static size_t table_memory(const model_t *m)
 {
-    const hmap_t *maps[] = {
-        &m->ptr_strings, &m->thread_map, &m->thread_names, &m->local_thread_map,
-        &m->fiber_map, &m->srcloc_map, &m->srcloc_shrink, &m->srcloc_payload_map,
-        &m->vsync_map, &m->frame_image_staging, &m->callstack_map, &m->frame_map, &m->custom_frame_map,
-        &m->symbol_map, &m->pending_symbols, &m->code_symbol_map,
-        &m->checked_file_ptr, &m->checked_file_idx, &m->pending_file_ptr,
-        &m->source_cache, &m->source_queries, &m->power_map,
-        &m->pending_code, &m->symbol_code_map, &m->lock_map, &m->pool_map,
-        &m->external_names, &m->switch_map, &m->external_thread_map, &m->cpu_stats_map,
-        &m->tid_to_pid, &m->hw_map, &m->section_map, &m->section_desc, &m->sections_active,
-    };
+    hmap_t *maps[MODEL_MAPS];
+    const size_t nmaps = model_maps((model_t *)m, maps);
     size_t n = 0;
-    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) n += hmap_memory(maps[i]);
+    for (size_t i = 0; i < nmaps; i++) n += hmap_memory(maps[i]);
     const size_t vecs[] = {
         VEC_BYTES(m->local_threads), VEC_BYTES(m->zone_extras), VEC_BYTES(m->text_builds),
         VEC_BYTES(m->text_builds_free), VEC_BYTES(m->srclocs), VEC_BYTES(m->srcloc_expand),
