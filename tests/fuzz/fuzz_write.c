@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../reader/tfread.h"
+#include "tfread.h"
 #include "format.h"
 #include "fuzz.h"
 #include "writer.h"

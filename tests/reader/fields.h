@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "model.h"
+#include "tfmodel.h"
 
 /* Returns 0, or -1 when out of memory. */
 int fields_write(const tf_model *m, FILE *out);

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "config.h"
-#include "csv.h"
+#include "csvexport.h"
 #include "fields.h"
-#include "load.h"
+#include "tfload.h"
 #include "summary.h"
 #include "tfread.h"
 #include "validate.h"

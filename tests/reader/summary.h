@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "model.h"
+#include "tfmodel.h"
 
 void summary_write(const tf_model *m, FILE *out);
 

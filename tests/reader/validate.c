@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "load.h"
+#include "tfload.h"
 
 typedef struct vctx {
     const tf_model *m;

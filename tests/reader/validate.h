@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "model.h"
+#include "tfmodel.h"
 
 /* Run every check; print each violation (up to max_reports of them) to
  * `report` as "section N (name): item: problem".  Returns the number of

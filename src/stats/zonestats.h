@@ -3,13 +3,13 @@
  * in maps that iterate in upstream's order, with min/max/total/sumSq, self
  * times and the per-srcloc zone lists in walk order (threads in file order,
  * each timeline depth-first pre-order). */
-#ifndef TC_READER_STATS_H
-#define TC_READER_STATS_H
+#ifndef TC_ZONESTATS_H
+#define TC_ZONESTATS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "tfmodel.h"
 #include "rhorder.h"
 
 typedef struct srcloc_stats {

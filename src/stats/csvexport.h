@@ -2,12 +2,12 @@
  * model (csvexport-and-fidelity.md §A): statistics (default), -e self
  * times, -u one row per zone, -g GPU zones, -m messages, -p plot rows,
  * --truncated_mean, -f/-c filtering and -s separators. */
-#ifndef TC_READER_CSV_H
-#define TC_READER_CSV_H
+#ifndef TC_CSVEXPORT_H
+#define TC_CSVEXPORT_H
 
 #include <stdio.h>
 
-#include "model.h"
+#include "tfmodel.h"
 
 typedef struct csv_options {
     const char *filter;      /* "" keeps every source location */

@@ -6,7 +6,7 @@
  * failure flag: after the first error every read returns zeros and the
  * section functions stop at their next loop check, so the first error
  * (with section name and payload offset) is the one reported. */
-#include "load.h"
+#include "tfload.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

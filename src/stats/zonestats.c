@@ -1,6 +1,6 @@
 /* stats: per-source-location statistics in upstream's map order.  See
  * stats.h; the counting rules are csvexport-and-fidelity.md §A.2. */
-#include "stats.h"
+#include "zonestats.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* model: lifetime of the in-memory .tracy model and the lookups that mirror
  * how upstream's loader resolves strings, source locations and thread
  * numbers.  See model.h. */
-#include "model.h"
+#include "tfmodel.h"
 
 #include <stdlib.h>
 #include <string.h>

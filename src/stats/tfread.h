@@ -5,8 +5,8 @@
  * stream.  Strict: every non-final block must decode to exactly 64 KiB, the
  * last one to 1..64 KiB, and every block must decode in one call as
  * upstream's reader requires. */
-#ifndef TC_READER_TFREAD_H
-#define TC_READER_TFREAD_H
+#ifndef TC_TFREAD_H
+#define TC_TFREAD_H
 
 #include <stddef.h>
 #include <stdint.h>

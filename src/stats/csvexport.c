@@ -6,7 +6,7 @@
  * -p: upstream prints the memory-usage plots it rebuilds in background
  * threads first, racing with the output (§A.11); they are not reproducible,
  * so only the §5.22 plots stored in the file are printed here. */
-#include "csv.h"
+#include "csvexport.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
+#include "zonestats.h"
 
 enum { MAX_FIELDS = 12, NUM_LEN = 64 };
 

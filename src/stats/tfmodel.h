@@ -5,8 +5,8 @@
  * source file contents, frame image pixels, zstd dictionary) are skipped;
  * only their sizes are kept.  "sidx" fields hold the raw StringIdx value
  * (index + 1, 0 = none); Int24 fields are widened to u32. */
-#ifndef TC_READER_MODEL_H
-#define TC_READER_MODEL_H
+#ifndef TC_TFMODEL_H
+#define TC_TFMODEL_H
 
 #include <stddef.h>
 #include <stdint.h>

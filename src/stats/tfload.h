@@ -1,12 +1,12 @@
 /* load: parse the whole .tracy payload, section by section in file order
  * (tracy-file-0.14.md §2.2, sections 1..36), into a tf_model, and insist
  * that exactly the whole payload is consumed. */
-#ifndef TC_READER_LOAD_H
-#define TC_READER_LOAD_H
+#ifndef TC_TFLOAD_H
+#define TC_TFLOAD_H
 
 #include <stddef.h>
 
-#include "model.h"
+#include "tfmodel.h"
 #include "tfread.h"
 
 /* Returns 0 on success; -1 with a message in err naming the section and
