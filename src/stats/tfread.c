@@ -4,12 +4,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <lz4.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -21,12 +21,18 @@ typedef struct tf_stream {
     int cur;
 } tf_stream;
 
+/* The file is read block by block (pread), not mapped: a mapping would
+ * keep every page read resident, and the peak memory of a reader that
+ * streams its payload would grow with the file. */
 struct tfread {
     tfread_info info;
-    const uint8_t *map;      /* whole file */
-    size_t map_size;
-    size_t *block_off;       /* file offset of each block's data */
+    int fd;
+    uint64_t file_size;
+    uint64_t *block_off;     /* file offset of each block's data */
     uint32_t *block_size;
+    size_t block_cap;
+    uint8_t *in;             /* the compressed block being decoded */
+    size_t in_cap;
     tf_stream *streams;
     size_t next_block;       /* next block to decode */
     const uint8_t *chunk;    /* current decoded chunk */
@@ -48,21 +54,46 @@ static void set_err(char *err, size_t errsz, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Exactly n bytes at file offset off; 0, or -1 (errno set, EIO for a short read). */
+static int read_at(const tfread *r, void *dst, size_t n, uint64_t off)
+{
+    uint8_t *d = dst;
+    while (n > 0) {
+        ssize_t got = pread(r->fd, d, n, (off_t)off);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            if (got == 0)
+                errno = EIO;
+            return -1;
+        }
+        d += got;
+        off += (uint64_t)got;
+        n -= (size_t)got;
+    }
+    return 0;
+}
+
 /* Parse the 4..6 header bytes; returns the offset of the first block or 0. */
 static size_t parse_header(tfread *r, char *err, size_t errsz)
 {
-    if (r->map_size < 4) {
+    uint8_t h[6] = { 0 };
+    if (r->file_size < 4) {
         set_err(err, errsz, "container: file shorter than the 4-byte magic");
         return 0;
     }
-    if (memcmp(r->map, MAGIC_CURRENT, 4) == 0) {
-        if (r->map_size < 6) {
+    if (read_at(r, h, r->file_size < 6 ? (size_t)r->file_size : 6, 0) != 0) {
+        set_err(err, errsz, "container: reading the header: %s", strerror(errno));
+        return 0;
+    }
+    if (memcmp(h, MAGIC_CURRENT, 4) == 0) {
+        if (r->file_size < 6) {
             set_err(err, errsz, "container: missing compression type or stream count byte");
             return 0;
         }
         r->info.magic = TF_MAGIC_CURRENT;
-        r->info.compression = r->map[4];
-        r->info.streams = r->map[5];
+        r->info.compression = h[4];
+        r->info.streams = h[5];
         if (r->info.compression > 1) {
             set_err(err, errsz, "container: unknown compression type %d", r->info.compression);
             return 0;
@@ -73,52 +104,77 @@ static size_t parse_header(tfread *r, char *err, size_t errsz)
         }
         return 6;
     }
-    if (memcmp(r->map, MAGIC_LZ4, 4) == 0 || memcmp(r->map, MAGIC_ZSTD, 4) == 0) {
-        int lz4 = memcmp(r->map, MAGIC_LZ4, 4) == 0;
+    if (memcmp(h, MAGIC_LZ4, 4) == 0 || memcmp(h, MAGIC_ZSTD, 4) == 0) {
+        int lz4 = memcmp(h, MAGIC_LZ4, 4) == 0;
         r->info.magic = lz4 ? TF_MAGIC_LEGACY_LZ4 : TF_MAGIC_LEGACY_ZSTD;
         r->info.compression = lz4 ? 0 : 1;
         r->info.streams = 1;
         return 4;
     }
-    set_err(err, errsz, "container: not a Tracy dump (bad magic %02x %02x %02x %02x)",
-            r->map[0], r->map[1], r->map[2], r->map[3]);
+    set_err(err, errsz, "container: not a Tracy dump (bad magic %02x %02x %02x %02x)", h[0], h[1], h[2], h[3]);
+    return 0;
+}
+
+static int add_block(tfread *r, uint64_t off, uint32_t size)
+{
+    size_t n = r->info.blocks;
+    if (n == r->block_cap) {
+        size_t cap = r->block_cap ? r->block_cap * 2 : 1024;
+        uint64_t *o = realloc(r->block_off, cap * sizeof *o);
+        if (o)
+            r->block_off = o;
+        uint32_t *s = realloc(r->block_size, cap * sizeof *s);
+        if (s)
+            r->block_size = s;
+        if (!o || !s)
+            return -1;
+        r->block_cap = cap;
+    }
+    r->block_off[n] = off;
+    r->block_size[n] = size;
+    r->info.blocks = n + 1;
     return 0;
 }
 
 /* Walk the u32-size-prefixed blocks; the last one must end at end of file. */
-static int scan_blocks(tfread *r, size_t off, char *err, size_t errsz)
+static int scan_blocks(tfread *r, uint64_t off, char *err, size_t errsz)
 {
-    size_t cap = (r->map_size - off) / 4 + 1;
-    r->block_off = malloc(cap * sizeof *r->block_off);
-    r->block_size = malloc(cap * sizeof *r->block_size);
-    if (!r->block_off || !r->block_size) {
-        set_err(err, errsz, "out of memory");
-        return -1;
-    }
-    size_t n = 0;
-    while (off < r->map_size) {
-        if (r->map_size - off < 4) {
-            set_err(err, errsz, "container: block %zu at file offset %zu: truncated size field", n, off);
+    size_t largest = 0;
+    while (off < r->file_size) {
+        size_t n = r->info.blocks;
+        if (r->file_size - off < 4) {
+            set_err(err, errsz, "container: block %zu at file offset %" PRIu64 ": truncated size field", n, off);
             return -1;
         }
         uint32_t sz;
-        memcpy(&sz, r->map + off, 4);
+        if (read_at(r, &sz, 4, off) != 0) {
+            set_err(err, errsz, "container: block %zu at file offset %" PRIu64 ": %s", n, off, strerror(errno));
+            return -1;
+        }
         off += 4;
-        if (sz > r->map_size - off) {
-            set_err(err, errsz, "container: block %zu at file offset %zu: size %u exceeds end of file",
+        if (sz > r->file_size - off) {
+            set_err(err, errsz, "container: block %zu at file offset %" PRIu64 ": size %u exceeds end of file",
                     n, off - 4, sz);
             return -1;
         }
         if (sz == 0) {
-            set_err(err, errsz, "container: block %zu at file offset %zu: empty block", n, off - 4);
+            set_err(err, errsz, "container: block %zu at file offset %" PRIu64 ": empty block", n, off - 4);
             return -1;
         }
-        r->block_off[n] = off;
-        r->block_size[n] = sz;
-        n++;
+        if (add_block(r, off, sz) != 0) {
+            set_err(err, errsz, "out of memory");
+            return -1;
+        }
+        if (sz > largest)
+            largest = sz;
         off += sz;
     }
-    r->info.blocks = n;
+    r->in = malloc(largest ? largest : 1);
+    if (!r->in) {
+        set_err(err, errsz, "out of memory");
+        return -1;
+    }
+    r->in_cap = largest;
     return 0;
 }
 
@@ -151,16 +207,18 @@ int tfread_open(tfread **out, const char *path, int *open_failed, char *err, siz
 {
     *out = NULL;
     *open_failed = 0;
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         *open_failed = 1;
         set_err(err, errsz, "%s: %s", path, strerror(errno));
         return -1;
     }
     struct stat st;
-    if (fstat(fd, &st) != 0) {
+    const int stat_failed = fstat(fd, &st) != 0;
+    if (stat_failed || !S_ISREG(st.st_mode)) {
         *open_failed = 1;
-        set_err(err, errsz, "%s: %s", path, strerror(errno));
+        set_err(err, errsz, "%s: %s", path, stat_failed ? strerror(errno) : S_ISDIR(st.st_mode) ? "is a directory"
+                : "not a regular file");
         close(fd);
         return -1;
     }
@@ -170,20 +228,9 @@ int tfread_open(tfread **out, const char *path, int *open_failed, char *err, siz
         set_err(err, errsz, "out of memory");
         return -1;
     }
-    r->map_size = (size_t)st.st_size;
+    r->fd = fd;
+    r->file_size = (uint64_t)st.st_size;
     r->info.file_size = (uint64_t)st.st_size;
-    if (r->map_size > 0) {
-        void *p = mmap(NULL, r->map_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p == MAP_FAILED) {
-            *open_failed = 1;
-            set_err(err, errsz, "%s: mmap: %s", path, strerror(errno));
-            close(fd);
-            free(r);
-            return -1;
-        }
-        r->map = p;
-    }
-    close(fd);
     size_t off = parse_header(r, err, errsz);
     if (off == 0 || scan_blocks(r, off, err, errsz) != 0 || create_streams(r, err, errsz) != 0) {
         tfread_close(r);
@@ -207,8 +254,8 @@ void tfread_close(tfread *r)
         }
         free(r->streams);
     }
-    if (r->map)
-        munmap((void *)r->map, r->map_size);
+    close(r->fd);
+    free(r->in);
     free(r->block_off);
     free(r->block_size);
     free(r);
@@ -231,7 +278,7 @@ static void rd_err(tfread *r, const char *fmt, ...)
 static int decode_zstd(tfread *r, tf_stream *s, size_t b, size_t *produced)
 {
     ZSTD_outBuffer out = { s->buf[s->cur], TF_CHUNK, 0 };
-    ZSTD_inBuffer in = { r->map + r->block_off[b], r->block_size[b], 0 };
+    ZSTD_inBuffer in = { r->in, r->block_size[b], 0 };
     size_t ret = ZSTD_decompressStream(s->zstd, &out, &in);
     if (ZSTD_isError(ret)) {
         rd_err(r, "container: block %zu: zstd error: %s", b, ZSTD_getErrorName(ret));
@@ -258,7 +305,7 @@ static int decode_zstd(tfread *r, tf_stream *s, size_t b, size_t *produced)
 
 static int decode_lz4(tfread *r, tf_stream *s, size_t b, size_t *produced)
 {
-    int n = LZ4_decompress_safe_continue(s->lz4, (const char *)r->map + r->block_off[b],
+    int n = LZ4_decompress_safe_continue(s->lz4, (const char *)r->in,
                                          s->buf[s->cur], (int)r->block_size[b], TF_CHUNK);
     if (n < 0) {
         rd_err(r, "container: block %zu: LZ4 decode error", b);
@@ -273,6 +320,10 @@ static int next_chunk(tfread *r)
 {
     size_t b = r->next_block;
     tf_stream *s = &r->streams[b % (size_t)r->info.streams];
+    if (read_at(r, r->in, r->block_size[b], r->block_off[b]) != 0) {
+        rd_err(r, "container: block %zu at file offset %" PRIu64 ": %s", b, r->block_off[b], strerror(errno));
+        return -1;
+    }
     s->cur ^= 1;
     size_t produced = 0;
     int rc = r->info.compression == 1 ? decode_zstd(r, s, b, &produced)
@@ -299,6 +350,12 @@ static int next_chunk(tfread *r)
 
 int tfread_read(tfread *r, void *dst, size_t n)
 {
+    if (n <= r->chunk_size - r->chunk_pos) {   /* the common case: within the chunk */
+        if (dst && n)
+            memcpy(dst, r->chunk + r->chunk_pos, n);
+        r->chunk_pos += n;
+        return 0;
+    }
     uint8_t *d = dst;
     while (n > 0) {
         if (r->chunk_pos == r->chunk_size) {
@@ -318,6 +375,18 @@ int tfread_read(tfread *r, void *dst, size_t n)
         r->chunk_pos += take;
         n -= take;
     }
+    return 0;
+}
+
+int tfread_peek(tfread *r, void *dst, size_t n)
+{
+    if (r->chunk_pos == r->chunk_size && r->next_block < r->info.blocks && next_chunk(r) != 0)
+        return -1;
+    if (n > r->chunk_size - r->chunk_pos) {
+        rd_err(r, "unexpected end of payload (%zu bytes to look at, %zu there)", n, r->chunk_size - r->chunk_pos);
+        return -1;
+    }
+    memcpy(dst, r->chunk + r->chunk_pos, n);
     return 0;
 }
 

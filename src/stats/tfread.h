@@ -2,9 +2,9 @@
  * Opens the file, checks the container header and block framing, decodes
  * the round-robin compressed streams (zstd or LZ4, one persistent decoder
  * per stream) and hands out the uncompressed payload as one sequential byte
- * stream.  Strict: every non-final block must decode to exactly 64 KiB, the
- * last one to 1..64 KiB, and every block must decode in one call as
- * upstream's reader requires. */
+ * stream, reading the file a block at a time.  Strict: every non-final
+ * block must decode to exactly 64 KiB, the last one to 1..64 KiB, and
+ * every block must decode in one call as upstream's reader requires. */
 #ifndef TC_TFREAD_H
 #define TC_TFREAD_H
 
@@ -37,6 +37,11 @@ const tfread_info *tfread_get_info(const tfread *r);
 /* Copy the next n payload bytes to dst (dst may be NULL to skip).
  * Returns 0, or -1 (message via tfread_error). */
 int tfread_read(tfread *r, void *dst, size_t n);
+
+/* Copy the next n payload bytes to dst without consuming them (n at most
+ * what is left of the current 64 KiB chunk: the payload header fits).
+ * Returns 0, or -1 (message via tfread_error). */
+int tfread_peek(tfread *r, void *dst, size_t n);
 
 /* Read all remaining payload bytes into a malloc'ed buffer (*buf, *len).
  * Returns 0, or -1 (message via tfread_error). */
