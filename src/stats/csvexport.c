@@ -1,4 +1,4 @@
-/* csv: the tracy-csvexport output modes (see csv.h).  Numbers are printed
+/* csvexport: the tracy-csvexport output modes (see csvexport.h).  Numbers are printed
  * the way std::to_string does: %ld for int64, %lu for uint64/size_t, %u for
  * the line, %d for the thread number, %f for doubles.  Mode precedence:
  * -m, then -g, then -u, then statistics.
@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "zonestats.h"
 
 enum { MAX_FIELDS = 12, NUM_LEN = 64 };
 
@@ -205,26 +204,24 @@ static int write_gpu(const tf_model *m, const tf_stats *s, const csv_options *o,
 
 /* ---- -u [-p] -------------------------------------------------------------- */
 
-static void write_zone_rows(const tf_model *m, const tf_stats *s, const csv_options *o,
+static void write_zone_rows(const tf_model *m, const csv_options *o, const csv_release *rel,
                             const srcloc_stats *rec, FILE *out)
 {
     row r;
-    clear_row(&r, 7);
+    clear_row(&r, rel->gpu ? 7 : 6);
     r.field[0] = srcloc_name(m, rec->id);
     r.field[1] = srcloc_file(m, rec->id);
     const tf_srcloc *loc = model_srcloc(m, rec->id);
     set_u64(&r, 2, loc ? loc->line : 0);
-    for (uint64_t j = 0; j < rec->count; j++) {
-        size_t i = s->cpu_list[rec->list_first + j];
-        const tf_zone *z = &m->zones[i];
-        int64_t span = z->end - tf_zone_start(z);
-        if (o->self_time)
-            span -= stats_child_time(m, i, 0);
-        set_i64(&r, 3, tf_zone_start(z));
-        set_i64(&r, 4, span);
-        set_i64(&r, 5, s->thread_number[stats_zone_thread(m, i)]);
+    for (size_t j = 0; j < rec->row_n; j++) {
+        const zone_row *z = &rec->rows[j];
+        if (z->dropped)
+            continue;
+        set_i64(&r, 3, z->start);
+        set_i64(&r, 4, z->exec);
+        set_i64(&r, 5, z->thread);
         /* the text carries over to later zones without text (§A.10) */
-        if (z->extra != 0 && z->extra < m->extra_count) {
+        if (rel->zone_text && z->extra != 0 && z->extra < m->extra_count) {
             const char *text = model_sidx_text(m, m->extras[z->extra].text_sidx);
             if (text)
                 r.field[6] = text;
@@ -253,15 +250,16 @@ static int write_unwrap(const tf_model *m, const tf_stats *s, const csv_options 
 {
     static const char *const header[] = { "name", "src_file", "src_line", "ns_since_start",
                                           "exec_time_ns", "thread", "value" };
+    const csv_release *rel = o->release ? o->release : csv_release_newest();
     size_t *sel, n;
     if (select_records(&s->cpu_map, s->cpu, m, f, &sel, &n) != 0)
         return -1;
     row r;
-    set_header(&r, header, 7);
+    set_header(&r, header, rel->gpu ? 7 : 6);   /* the value column came with -g */
     emit_row(out, o->sep, &r);
     for (size_t k = 0; k < n; k++)
-        write_zone_rows(m, s, o, &s->cpu[sel[k]], out);
-    if (o->plot)
+        write_zone_rows(m, o, rel, &s->cpu[sel[k]], out);
+    if (o->plot && rel->gpu)
         write_plot_rows(m, o, out);
     free(sel);
     return 0;
@@ -275,23 +273,15 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* §A.9: percentile (rounded) and mean of the samples <= the percentile. */
-static int percentile_and_truncated_mean(const tf_model *m, const tf_stats *s, const csv_options *o,
-                                         const srcloc_stats *rec, int64_t *pct, int64_t *tmean)
+/* §A.9: percentile (rounded) and mean of the samples <= the percentile,
+ * of the record's values (sorted here, in place). */
+static void percentile_and_truncated_mean(const csv_options *o, srcloc_stats *rec, int64_t *pct, int64_t *tmean)
 {
-    size_t n = (size_t)rec->count;
+    size_t n = rec->value_n;
+    int64_t *v = rec->values;
     *pct = *tmean = 0;
     if (n == 0)
-        return 0;
-    int64_t *v = malloc(n * sizeof *v);
-    if (!v)
-        return -1;
-    for (size_t j = 0; j < n; j++) {
-        size_t i = s->cpu_list[rec->list_first + j];
-        v[j] = m->zones[i].end - tf_zone_start(&m->zones[i]);
-        if (o->self_time)
-            v[j] -= stats_child_time(m, i, 0);
-    }
+        return;
     qsort(v, n, sizeof *v, cmp_i64);
     double idx = (o->truncated_mean / 100.0) * ((double)n - 1.0);
     size_t lo = (size_t)floor(idx);
@@ -305,13 +295,10 @@ static int percentile_and_truncated_mean(const tf_model *m, const tf_stats *s, c
     while (cnt < n && (double)v[cnt] <= pv)
         sum += (uint64_t)v[cnt++];
     *tmean = cnt ? (int64_t)(sum / cnt) : 0;
-    free(v);
-    return 0;
 }
 
 /* The default-mode row; formulas of §A.7/§A.8 including the std quirks. */
-static int fill_stats_row(const tf_model *m, const tf_stats *s, const csv_options *o,
-                          const srcloc_stats *rec, row *r)
+static void fill_stats_row(const tf_model *m, const csv_options *o, srcloc_stats *rec, row *r)
 {
     const tf_srcloc *loc = model_srcloc(m, rec->id);
     r->field[0] = srcloc_name(m, rec->id);
@@ -330,15 +317,13 @@ static int fill_stats_row(const tf_model *m, const tf_stats *s, const csv_option
     set_double(r, 9, sz > 1 ? sqrt(ss / (double)(sz - 1)) : 0.0);
     if (o->truncated_mean) {
         int64_t pct, tmean;
-        if (percentile_and_truncated_mean(m, s, o, rec, &pct, &tmean) != 0)
-            return -1;
+        percentile_and_truncated_mean(o, rec, &pct, &tmean);
         set_i64(r, 10, pct);
         set_i64(r, 11, tmean);
     }
-    return 0;
 }
 
-static int write_statistics(const tf_model *m, const tf_stats *s, const csv_options *o,
+static int write_statistics(const tf_model *m, tf_stats *s, const csv_options *o,
                             const name_filter *f, FILE *out)
 {
     static const char *const header[] = { "name",    "src_file", "src_line", "total_ns",
@@ -352,34 +337,64 @@ static int write_statistics(const tf_model *m, const tf_stats *s, const csv_opti
     set_header(&r, header, ncols);
     emit_row(out, o->sep, &r);
     for (size_t k = 0; k < n; k++) {
-        if (fill_stats_row(m, s, o, &s->cpu[sel[k]], &r) != 0) {
-            free(sel);
-            return -1;
-        }
+        /* (sorting a record's values for the percentile changes no output) */
+        fill_stats_row(m, o, &s->cpu[sel[k]], &r);
         emit_row(out, o->sep, &r);
     }
     free(sel);
     return 0;
 }
 
-int csv_write(const tf_model *m, const csv_options *o, FILE *out)
+/* What the statistics of o keep. */
+static stats_options stats_options_for(const csv_options *o)
+{
+    const int stats = !o->messages && !o->gpu;
+    return (stats_options){ .keep_rows = stats && o->unwrap,
+                            .keep_values = stats && !o->unwrap && o->truncated_mean,
+                            .self_rows = o->self_time };
+}
+
+/* What the model of o keeps besides its tables. */
+static unsigned load_keep_for(const csv_options *o)
+{
+    if (o->messages)
+        return LOAD_KEEP_MESSAGES;
+    if (o->gpu)
+        return LOAD_KEEP_GPU_ZONES;
+    if (o->unwrap)
+        return LOAD_KEEP_EXTRAS | (o->plot ? LOAD_KEEP_PLOTS : 0);
+    return 0;
+}
+
+int csv_load(tfread *r, tf_model *m, tf_stats *s, const csv_options *o, unsigned keep, char *err, size_t errsz)
+{
+    const stats_options so = stats_options_for(o);
+    stats_init(s, &so);
+    const load_sink sink = stats_sink(s);
+    const load_options lo = { .keep = keep | load_keep_for(o), .sink = o->messages ? NULL : &sink };
+    if (load_model(r, m, &lo, err, errsz) != 0)
+        return -1;
+    if (o->gpu && !o->messages && stats_build_gpu(s, m) != 0) {
+        snprintf(err, errsz, "out of memory for the GPU zones' statistics");
+        return -1;
+    }
+    return 0;
+}
+
+int csv_write(const tf_model *m, tf_stats *s, const csv_options *o, FILE *out)
 {
     if (o->messages)
         return write_messages(m, o, out);
     name_filter f;
-    tf_stats s;
-    int rc = -1;
+    int rc;
     if (filter_init(&f, o) != 0)
         return -1;
-    if (stats_build(&s, m) == 0) {
-        if (o->gpu)
-            rc = write_gpu(m, &s, o, &f, out);
-        else if (o->unwrap)
-            rc = write_unwrap(m, &s, o, &f, out);
-        else
-            rc = write_statistics(m, &s, o, &f, out);
-    }
-    stats_free(&s);
+    if (o->gpu)
+        rc = write_gpu(m, s, o, &f, out);
+    else if (o->unwrap)
+        rc = write_unwrap(m, s, o, &f, out);
+    else
+        rc = write_statistics(m, s, o, &f, out);
     free(f.owned);
     return rc;
 }

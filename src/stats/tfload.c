@@ -1,4 +1,4 @@
-/* load: .tracy payload parser.  One function per section (tracy-file-0.14.md
+/* tfload: .tracy payload parser.  One function per section (tracy-file-0.14.md
  * §5.1..§5.36), called in file order by load_model().  Files of older
  * versions (0.9.0 up; tracy-file-older.md) are read the way the v0.14.0
  * loader reads them: the fields a version lacks take that loader's
@@ -21,6 +21,9 @@
 typedef struct loader {
     tfread *r;
     tf_model *m;
+    unsigned keep;            /* LOAD_KEEP_* */
+    const load_sink *sink;    /* NULL: none */
+    uint64_t last_thread;     /* the loader's one-entry thread cache (B.1) */
     uint32_t ver;             /* file version, FILE_VER(major, minor, patch) */
     int section;              /* number as in §2.2, 0 = payload header */
     const char *section_name;
@@ -169,6 +172,38 @@ static void *alloc_array(loader *L, uint64_t n, size_t elem, size_t min_bytes, c
     if (!p)
         fail(L, "out of memory for %" PRIu64 " %s", n, what);
     return p;
+}
+
+/* Whether the model keeps the lists of kind `what` (LOAD_KEEP_*). */
+static int kept(const loader *L, unsigned what)
+{
+    return (L->keep & what) != 0;
+}
+
+/* An array for the n elements of a list of kind `what`: all of them if
+ * the model keeps that kind, else room for one that each element in turn
+ * is read into and dropped (write element i at a[list_at(L, what, i)]). */
+static void *list_array(loader *L, unsigned what, uint64_t n, size_t elem, size_t min_bytes, const char *name)
+{
+    if (kept(L, what))
+        return alloc_array(L, n, elem, min_bytes, name);
+    if (check_count(L, n, min_bytes, name) != 0)
+        return NULL;
+    void *p = calloc(1, elem);
+    if (!p)
+        fail(L, "out of memory");
+    return p;
+}
+
+static size_t list_at(const loader *L, unsigned what, uint64_t i)
+{
+    return kept(L, what) ? (size_t)i : 0;
+}
+
+/* The count a model records of a list of kind `what` read with n elements. */
+static size_t list_count(const loader *L, unsigned what, uint64_t n)
+{
+    return kept(L, what) ? (size_t)n : 0;
 }
 
 /* Make room for `need` elements in a growable array. */
@@ -370,13 +405,13 @@ static int load_frame_set(loader *L, tf_frameset *fs)
     fs->name = rd_u64(L);
     fs->continuous = rd_u8(L);
     uint64_t n = rd_u64(L);
-    fs->frames = alloc_array(L, n, sizeof *fs->frames, fs->continuous ? 12 : 20, "frame");
+    fs->frames = list_array(L, LOAD_KEEP_EVENTS, n, sizeof *fs->frames, fs->continuous ? 12 : 20, "frame");
     if (!fs->frames)
         return -1;
-    fs->count = (size_t)n;
+    fs->count = list_count(L, LOAD_KEEP_EVENTS, n);
     int64_t ref = 0;
     for (uint64_t i = 0; i < n && !L->failed; i++) {
-        tf_frame *f = &fs->frames[i];
+        tf_frame *f = &fs->frames[list_at(L, LOAD_KEEP_EVENTS, i)];
         f->start = rd_time(L, &ref);
         f->end = fs->continuous ? -1 : rd_time(L, &ref);
         f->image = rd_i32(L);
@@ -505,10 +540,25 @@ static int load_external_names(loader *L)
     return L->failed ? -1 : 0;
 }
 
+/* The loader's thread table starts as §5.10 (the first of equal ids
+ * gives the number); §5.20 threads missing from it are appended
+ * (add_loader_thread). */
 static int load_local_threads(loader *L)
 {
-    L->m->local_threads = rd_u64_array(L, &L->m->local_thread_count, "local thread");
-    return L->failed ? -1 : 0;
+    tf_model *m = L->m;
+    m->local_threads = rd_u64_array(L, &m->local_thread_count, "local thread");
+    if (L->failed)
+        return -1;
+    if (grow_array(L, (void **)&m->loader_threads, &m->loader_thread_cap, m->local_thread_count + 1,
+                   sizeof *m->loader_threads) != 0)
+        return -1;
+    for (size_t i = 0; i < m->local_thread_count; i++) {
+        m->loader_threads[m->loader_thread_count++] = m->local_threads[i];
+        if (rhorder_insert(&m->loader_thread_index, m->local_threads[i], i) < 0)
+            return fail(L, "out of memory");
+    }
+    L->last_thread = UINT64_MAX;
+    return 0;
 }
 
 static int load_external_threads(loader *L)
@@ -594,13 +644,13 @@ static int load_lock(loader *L, tf_lock *k)
     if (!k->threads)
         return -1;
     uint64_t n = rd_u64(L);
-    k->events = alloc_array(L, n, sizeof *k->events, 12, "lock event");
+    k->events = list_array(L, LOAD_KEEP_EVENTS, n, sizeof *k->events, 12, "lock event");
     if (!k->events)
         return -1;
-    k->event_count = (size_t)n;
+    k->event_count = list_count(L, LOAD_KEEP_EVENTS, n);
     int64_t ref = k->announce;
     for (uint64_t i = 0; i < n && !L->failed; i++) {
-        tf_lock_event *e = &k->events[i];
+        tf_lock_event *e = &k->events[list_at(L, LOAD_KEEP_EVENTS, i)];
         e->time = rd_time(L, &ref);
         e->srcloc = rd_i16(L);
         e->thread = rd_u8(L);
@@ -628,13 +678,13 @@ static int load_messages(loader *L)
     tf_model *m = L->m;
     uint64_t n = rd_u64(L);
     const int meta = L->ver >= VER_MSG_META;
-    m->messages = alloc_array(L, n, sizeof *m->messages, meta ? 34 : 32, "message");
+    m->messages = list_array(L, LOAD_KEEP_MESSAGES, n, sizeof *m->messages, meta ? 34 : 32, "message");
     if (!m->messages)
         return -1;
-    m->message_count = (size_t)n;
+    m->message_count = list_count(L, LOAD_KEEP_MESSAGES, n);
     int64_t ref = 0;
     for (uint64_t i = 0; i < n && !L->failed; i++) {
-        tf_message *g = &m->messages[i];
+        tf_message *g = &m->messages[list_at(L, LOAD_KEEP_MESSAGES, i)];
         g->id = rd_u64(L);
         g->time = rd_time(L, &ref);
         g->text = rd_strref(L);
@@ -650,32 +700,35 @@ static int load_zone_extras(loader *L)
 {
     tf_model *m = L->m;
     uint64_t n = rd_u64(L);
-    m->extras = alloc_array(L, n, sizeof *m->extras, 12, "zone extra");
+    m->extras = list_array(L, LOAD_KEEP_EXTRAS, n, sizeof *m->extras, 12, "zone extra");
     if (!m->extras)
         return -1;
-    m->extra_count = (size_t)n;
+    m->extra_count = list_count(L, LOAD_KEEP_EXTRAS, n);
     for (uint64_t i = 0; i < n && !L->failed; i++) {
-        m->extras[i].callstack = rd_u24(L);
-        m->extras[i].text_sidx = rd_u24(L);
-        m->extras[i].name_sidx = rd_u24(L);
-        m->extras[i].color = rd_u24(L);
+        tf_zone_extra *e = &m->extras[list_at(L, LOAD_KEEP_EXTRAS, i)];
+        e->callstack = rd_u24(L);
+        e->text_sidx = rd_u24(L);
+        e->name_sidx = rd_u24(L);
+        e->color = rd_u24(L);
     }
     return L->failed ? -1 : 0;
 }
 
-/* -- §5.20 CPU zone timeline, read iteratively (no recursion depth limit) */
+/* -- §5.20 CPU zone timeline, read iteratively (no recursion depth limit).
+ * Each zone goes to the sink as it is read (begin, then its children,
+ * then its end), and into model.zones only if the model keeps them. */
 
 typedef struct level {
     uint64_t remaining;   /* zones still to read at this level */
-    size_t parent;        /* zone whose children these are, SIZE_MAX at top */
+    size_t parent;        /* zone whose children these are (model.zones index, SIZE_MAX if not kept) */
+    int top;              /* the thread's top level: no parent */
 } level;
 
-static int push_level(loader *L, level **stack, size_t *depth, size_t *cap, uint64_t n, size_t parent)
+static int push_level(loader *L, level **stack, size_t *depth, size_t *cap, uint64_t n, size_t parent, int top)
 {
     if (grow_array(L, (void **)stack, cap, *depth + 1, sizeof **stack) != 0)
         return -1;
-    (*stack)[*depth].remaining = n;
-    (*stack)[*depth].parent = parent;
+    (*stack)[*depth] = (level){ .remaining = n, .parent = parent, .top = top };
     (*depth)++;
     return 0;
 }
@@ -687,14 +740,22 @@ static int check_time48(loader *L, int64_t t, const char *what)
     return 0;
 }
 
-static size_t new_cpu_zone(loader *L, int16_t srcloc, int64_t start, uint32_t extra)
+/* A zone begins: told to the sink, kept if the model keeps zones.
+ * Returns its model.zones index (SIZE_MAX if not kept). */
+static size_t begin_cpu_zone(loader *L, int16_t srcloc, int64_t start, uint32_t extra)
 {
     tf_model *m = L->m;
-    if (grow_array(L, (void **)&m->zones, &m->zone_cap, m->zone_count + 1, sizeof *m->zones) != 0)
-        return SIZE_MAX;
     if (check_time48(L, start, "zone start") != 0)
         return SIZE_MAX;
+    if (L->sink && L->sink->on_zone_begin(L->sink->ctx, srcloc, start, extra) != 0) {
+        fail(L, "out of memory");
+        return SIZE_MAX;
+    }
     size_t idx = m->zone_count++;
+    if (!kept(L, LOAD_KEEP_ZONES))
+        return SIZE_MAX;
+    if (grow_array(L, (void **)&m->zones, &m->zone_cap, idx + 1, sizeof *m->zones) != 0)
+        return SIZE_MAX;
     tf_zone *z = &m->zones[idx];
     z->start_srcloc = (uint64_t)start << 16 | (uint16_t)srcloc;
     z->end = -1;
@@ -703,12 +764,17 @@ static size_t new_cpu_zone(loader *L, int16_t srcloc, int64_t start, uint32_t ex
     return idx;
 }
 
-static int finish_cpu_zone(loader *L, size_t idx, int64_t *ref)
+/* The zone begun last that is still open ends (its end time is read). */
+static int end_cpu_zone(loader *L, size_t idx, int64_t *ref)
 {
     tf_model *m = L->m;
     int64_t end = rd_time(L, ref);
     if (check_time48(L, end, "zone end") != 0)
         return -1;
+    if (L->sink && L->sink->on_zone_end(L->sink->ctx, end) != 0)
+        return fail(L, "out of memory");
+    if (idx == SIZE_MAX)
+        return 0;
     size_t desc = m->zone_count - idx - 1;
     if (desc > UINT32_MAX)
         return fail(L, "zone with more than 2^32 descendants");
@@ -723,14 +789,14 @@ static int read_cpu_timeline(loader *L, uint32_t top_count)
     size_t depth = 0, cap = 0;
     int64_t ref = 0;
     if (top_count != 0)
-        push_level(L, &stack, &depth, &cap, top_count, SIZE_MAX);
+        push_level(L, &stack, &depth, &cap, top_count, SIZE_MAX, 1);
     while (depth > 0 && !L->failed) {
         level *lv = &stack[depth - 1];
         if (lv->remaining == 0) {
-            size_t parent = lv->parent;
+            const level done = *lv;
             depth--;
-            if (parent != SIZE_MAX)
-                finish_cpu_zone(L, parent, &ref);
+            if (!done.top)
+                end_cpu_zone(L, done.parent, &ref);
             continue;
         }
         lv->remaining--;
@@ -738,15 +804,17 @@ static int read_cpu_timeline(loader *L, uint32_t top_count)
         int64_t start = rd_time(L, &ref);
         uint32_t extra = rd_u32(L);
         uint32_t nchild = rd_u32(L);
-        size_t idx = new_cpu_zone(L, srcloc, start, extra);
+        if (L->failed)
+            break;
+        size_t idx = begin_cpu_zone(L, srcloc, start, extra);
         if (L->failed)
             break;
         if (nchild != 0) {
             if (check_count(L, nchild, 26, "child zone") == 0)
-                push_level(L, &stack, &depth, &cap, nchild, idx);
+                push_level(L, &stack, &depth, &cap, nchild, idx, 0);
             L->m->zones_with_children++;
         } else {
-            finish_cpu_zone(L, idx, &ref);
+            end_cpu_zone(L, idx, &ref);
         }
     }
     free(stack);
@@ -756,14 +824,15 @@ static int read_cpu_timeline(loader *L, uint32_t top_count)
 static tf_sample *rd_samples(loader *L, size_t *count, const char *what)
 {
     uint64_t n = rd_u64(L);
-    tf_sample *a = alloc_array(L, n, sizeof *a, 11, what);
+    tf_sample *a = list_array(L, LOAD_KEEP_EVENTS, n, sizeof *a, 11, what);
     if (!a)
         return NULL;
-    *count = (size_t)n;
+    *count = list_count(L, LOAD_KEEP_EVENTS, n);
     int64_t ref = 0;
     for (uint64_t i = 0; i < n && !L->failed; i++) {
-        a[i].time = rd_time(L, &ref);
-        a[i].callstack = rd_u24(L);
+        tf_sample *e = &a[list_at(L, LOAD_KEEP_EVENTS, i)];
+        e->time = rd_time(L, &ref);
+        e->callstack = rd_u24(L);
     }
     return a;
 }
@@ -779,6 +848,10 @@ static int load_thread_messages(loader *L, tf_thread *t)
     uint64_t n = rd_u64(L);
     if (check_count(L, n, 8, "thread message reference") != 0)
         return -1;
+    if (!kept(L, LOAD_KEEP_EVENTS)) {
+        rd(L, NULL, (size_t)n * 8);
+        return L->failed ? -1 : 0;
+    }
     if (grow_array(L, (void **)&m->thread_msg_ids, &m->thread_msg_cap, m->thread_msg_count + (size_t)n,
                    sizeof *m->thread_msg_ids) != 0)
         return -1;
@@ -789,7 +862,30 @@ static int load_thread_messages(loader *L, tf_thread *t)
     return L->failed ? -1 : 0;
 }
 
-static int load_thread(loader *L, tf_thread *t)
+/* The number the loader gives a §5.20 thread: its place in the thread
+ * table, where a thread not yet in it is appended; the loader's one-entry
+ * cache (starting as ~0 -> 0) skips the look-up for the same id twice in
+ * a row (csvexport-and-fidelity.md B.1). */
+static uint16_t add_loader_thread(loader *L, uint64_t tid)
+{
+    tf_model *m = L->m;
+    if (tid != L->last_thread) {
+        L->last_thread = tid;
+        if (!rhorder_find(&m->loader_thread_index, tid)) {
+            if (grow_array(L, (void **)&m->loader_threads, &m->loader_thread_cap, m->loader_thread_count + 1,
+                           sizeof *m->loader_threads) != 0)
+                return 0;
+            if (rhorder_insert(&m->loader_thread_index, tid, m->loader_thread_count) < 0) {
+                fail(L, "out of memory");
+                return 0;
+            }
+            m->loader_threads[m->loader_thread_count++] = tid;
+        }
+    }
+    return model_thread_number(m, tid);
+}
+
+static int load_thread(loader *L, size_t index, tf_thread *t)
 {
     t->id = rd_u64(L);
     t->zone_count = rd_u64(L);
@@ -798,6 +894,13 @@ static int load_thread(loader *L, tf_thread *t)
     t->group_hint = L->ver >= VER_GROUP_HINT ? rd_i32(L) : 0;
     uint32_t top = rd_u32(L);
     t->top_count = top;
+    if (L->failed)
+        return -1;
+    /* (upstream numbers the thread when it reads its message list, after
+     * the zones; the number is the same, and the zones need it) */
+    uint16_t number = add_loader_thread(L, t->id);
+    if (L->sink && !L->failed && L->sink->on_thread(L->sink->ctx, index, number) != 0)
+        return fail(L, "out of memory");
     t->zone_first = L->m->zone_count;
     if (!L->failed)
         read_cpu_timeline(L, top);
@@ -819,35 +922,46 @@ static int load_threads(loader *L)
     m->threads = alloc_array(L, n, sizeof *m->threads, 49, "thread");
     if (!m->threads)
         return -1;
+    if (L->sink && L->sink->on_timelines(L->sink->ctx, m) != 0)
+        return fail(L, "out of memory");
     uint64_t hint = m->total_zone_count;
     if (hint > tfread_remaining_bound(L->r) / 26)
         hint = tfread_remaining_bound(L->r) / 26;
-    if (grow_array(L, (void **)&m->zones, &m->zone_cap, (size_t)hint, sizeof *m->zones) != 0)
+    if (kept(L, LOAD_KEEP_ZONES) &&
+        grow_array(L, (void **)&m->zones, &m->zone_cap, (size_t)hint, sizeof *m->zones) != 0)
         return -1;
     for (uint64_t i = 0; i < n && !L->failed; i++) {
         m->thread_count = (size_t)i + 1;
-        load_thread(L, &m->threads[i]);
+        load_thread(L, (size_t)i, &m->threads[i]);
     }
     return L->failed ? -1 : 0;
 }
 
 /* -- §5.21 GPU contexts */
 
-static size_t new_gpu_zone(loader *L)
+/* The next GPU zone: its model.gpu_zones index (counted either way), and
+ * where to read it: in the model if it keeps GPU zones, else *scratch. */
+static tf_gpu_zone *new_gpu_zone(loader *L, size_t *idx, tf_gpu_zone *scratch)
 {
     tf_model *m = L->m;
+    memset(scratch, 0, sizeof *scratch);
+    *idx = m->gpu_zone_count;
+    if (!kept(L, LOAD_KEEP_GPU_ZONES)) {
+        m->gpu_zone_count++;
+        return scratch;
+    }
     if (grow_array(L, (void **)&m->gpu_zones, &m->gpu_zone_cap, m->gpu_zone_count + 1,
                    sizeof *m->gpu_zones) != 0)
-        return SIZE_MAX;
-    size_t idx = m->gpu_zone_count++;
-    memset(&m->gpu_zones[idx], 0, sizeof m->gpu_zones[idx]);
-    return idx;
+        return scratch;
+    m->gpu_zones[m->gpu_zone_count++] = *scratch;
+    return &m->gpu_zones[*idx];
 }
 
 static void finish_gpu_zone(loader *L, size_t idx, int64_t *cpu_ref, int64_t *gpu_ref)
 {
     tf_model *m = L->m;
-    tf_gpu_zone *z = &m->gpu_zones[idx];
+    tf_gpu_zone scratch;
+    tf_gpu_zone *z = kept(L, LOAD_KEEP_GPU_ZONES) ? &m->gpu_zones[idx] : &scratch;
     z->cpu_end = rd_time(L, cpu_ref);
     z->gpu_end = rd_time(L, gpu_ref);
     z->query = L->ver >= VER_GPU_NOTES ? rd_u16(L) : 0;   /* older: left unset (0 here) */
@@ -862,21 +976,22 @@ static int read_gpu_timeline(loader *L, uint64_t top_count)
     level *stack = NULL;
     size_t depth = 0, cap = 0;
     int64_t cpu_ref = 0, gpu_ref = 0;
-    push_level(L, &stack, &depth, &cap, top_count, SIZE_MAX);
+    push_level(L, &stack, &depth, &cap, top_count, SIZE_MAX, 1);
     while (depth > 0 && !L->failed) {
         level *lv = &stack[depth - 1];
         if (lv->remaining == 0) {
-            size_t parent = lv->parent;
+            const level done = *lv;
             depth--;
-            if (parent != SIZE_MAX)
-                finish_gpu_zone(L, parent, &cpu_ref, &gpu_ref);
+            if (!done.top)
+                finish_gpu_zone(L, done.parent, &cpu_ref, &gpu_ref);
             continue;
         }
         lv->remaining--;
-        size_t idx = new_gpu_zone(L);
+        size_t idx;
+        tf_gpu_zone scratch;
+        tf_gpu_zone *z = new_gpu_zone(L, &idx, &scratch);
         if (L->failed)
             break;
-        tf_gpu_zone *z = &L->m->gpu_zones[idx];
         z->cpu_start = rd_time(L, &cpu_ref);
         z->gpu_start = rd_time(L, &gpu_ref);
         z->srcloc = rd_i16(L);
@@ -887,7 +1002,7 @@ static int read_gpu_timeline(loader *L, uint64_t top_count)
         check_time48(L, z->gpu_start, "GPU zone GPU start");
         if (nchild != 0) {
             if (check_count(L, nchild, 45, "GPU child zone") == 0)
-                push_level(L, &stack, &depth, &cap, nchild, idx);
+                push_level(L, &stack, &depth, &cap, nchild, idx, 0);
             L->m->gpu_zones_with_children++;
         } else {
             finish_gpu_zone(L, idx, &cpu_ref, &gpu_ref);
@@ -998,14 +1113,15 @@ static int load_plots(loader *L)
         p->max = rd_f64(L);
         p->sum = rd_f64(L);
         uint64_t k = rd_u64(L);
-        p->points = alloc_array(L, k, sizeof *p->points, 16, "plot point");
+        p->points = list_array(L, LOAD_KEEP_PLOTS, k, sizeof *p->points, 16, "plot point");
         if (!p->points)
             return -1;
-        p->count = (size_t)k;
+        p->count = list_count(L, LOAD_KEEP_PLOTS, k);
         int64_t ref = 0;
         for (uint64_t j = 0; j < k && !L->failed; j++) {
-            p->points[j].time = rd_time(L, &ref);
-            p->points[j].value = rd_f64(L);
+            tf_plot_point *pt = &p->points[list_at(L, LOAD_KEEP_PLOTS, j)];
+            pt->time = rd_time(L, &ref);
+            pt->value = rd_f64(L);
         }
         if (L->ver < VER_SORTED_PLOTS)
             sort_by_time(L, p->points, p->count, sizeof *p->points, plot_time_before);
@@ -1019,13 +1135,13 @@ static int load_memory_pool(loader *L, tf_mem_pool *p)
     uint64_t n = rd_u64(L);
     p->active_count = rd_u64(L);
     p->freed_count = rd_u64(L);
-    p->events = alloc_array(L, n, sizeof *p->events, 42, "memory event");
+    p->events = list_array(L, LOAD_KEEP_EVENTS, n, sizeof *p->events, 42, "memory event");
     if (!p->events)
         return -1;
-    p->count = (size_t)n;
+    p->count = list_count(L, LOAD_KEEP_EVENTS, n);
     int64_t ref = 0;
     for (uint64_t i = 0; i < n && !L->failed; i++) {
-        tf_mem_event *e = &p->events[i];
+        tf_mem_event *e = &p->events[list_at(L, LOAD_KEEP_EVENTS, i)];
         e->address = rd_u64(L);
         e->size = rd_u64(L);
         e->cs_alloc = rd_u24(L);
@@ -1061,6 +1177,13 @@ static int load_callstacks(loader *L)
 {
     tf_model *m = L->m;
     uint64_t n = rd_u64(L);
+    if (!kept(L, LOAD_KEEP_EVENTS)) {
+        if (check_count(L, n, 2, "callstack") != 0)
+            return -1;
+        for (uint64_t i = 0; i < n && !L->failed; i++)
+            rd(L, NULL, (size_t)rd_u16(L) * 8);
+        return L->failed ? -1 : 0;
+    }
     m->callstacks = alloc_array(L, n, sizeof *m->callstacks, 2, "callstack");
     if (!m->callstacks)
         return -1;
@@ -1082,6 +1205,16 @@ static int load_callstack_frames(loader *L)
 {
     tf_model *m = L->m;
     uint64_t n = rd_u64(L);
+    if (!kept(L, LOAD_KEEP_EVENTS)) {
+        if (check_count(L, n, 12, "callstack frame") != 0)
+            return -1;
+        for (uint64_t i = 0; i < n && !L->failed; i++) {
+            rd(L, NULL, 8);
+            uint8_t count = rd_u8(L);
+            rd(L, NULL, 3 + (size_t)count * 18);
+        }
+        return L->failed ? -1 : 0;
+    }
     m->cs_frames = alloc_array(L, n, sizeof *m->cs_frames, 12, "callstack frame");
     if (!m->cs_frames)
         return -1;
@@ -1127,12 +1260,12 @@ static int load_frame_images(loader *L)
     if (check_count(L, m->frame_image_dict_size, 1, "dictionary byte") == 0)
         rd(L, NULL, m->frame_image_dict_size);
     uint64_t n = rd_u64(L);
-    m->frame_images = alloc_array(L, n, sizeof *m->frame_images, 5, "frame image");
+    m->frame_images = list_array(L, LOAD_KEEP_EVENTS, n, sizeof *m->frame_images, 5, "frame image");
     if (!m->frame_images)
         return -1;
-    m->frame_image_count = (size_t)n;
+    m->frame_image_count = list_count(L, LOAD_KEEP_EVENTS, n);
     for (uint64_t i = 0; i < n && !L->failed; i++) {
-        tf_frame_image *f = &m->frame_images[i];
+        tf_frame_image *f = &m->frame_images[list_at(L, LOAD_KEEP_EVENTS, i)];
         f->w = rd_u16(L);
         f->h = rd_u16(L);
         f->flip = rd_u8(L);
@@ -1156,13 +1289,14 @@ static int load_thread_ctx_switches(loader *L)
         t->thread = rd_u64(L);
         uint64_t k = rd_u64(L);
         const int wakeup_cpu = L->ver >= VER_WAKEUP_CPU;
-        t->records = alloc_array(L, k, sizeof *t->records, wakeup_cpu ? 36 : 35, "context switch");
+        t->records = list_array(L, LOAD_KEEP_EVENTS, k, sizeof *t->records, wakeup_cpu ? 36 : 35,
+                                "context switch");
         if (!t->records)
             return -1;
-        t->count = (size_t)k;
+        t->count = list_count(L, LOAD_KEEP_EVENTS, k);
         int64_t ref = 0;
         for (uint64_t j = 0; j < k && !L->failed; j++) {
-            tf_ctx_switch *c = &t->records[j];
+            tf_ctx_switch *c = &t->records[list_at(L, LOAD_KEEP_EVENTS, j)];
             c->wakeup = rd_time(L, &ref);
             c->start = rd_time(L, &ref);
             c->end = rd_time(L, &ref);
@@ -1183,15 +1317,16 @@ static int load_cpu_ctx_switches(loader *L)
     for (int cpu = 0; cpu < 256 && !L->failed; cpu++) {
         tf_cpu_switches *c = &m->cpu_switches[cpu];
         uint64_t k = rd_u64(L);
-        c->records = alloc_array(L, k, sizeof *c->records, 18, "per-CPU context switch");
+        c->records = list_array(L, LOAD_KEEP_EVENTS, k, sizeof *c->records, 18, "per-CPU context switch");
         if (!c->records)
             return -1;
-        c->count = (size_t)k;
+        c->count = list_count(L, LOAD_KEEP_EVENTS, k);
         int64_t ref = 0;
         for (uint64_t j = 0; j < k && !L->failed; j++) {
-            c->records[j].start = rd_time(L, &ref);
-            c->records[j].end = rd_time(L, &ref);
-            c->records[j].thread = rd_u16(L);
+            tf_cpu_switch *e = &c->records[list_at(L, LOAD_KEEP_EVENTS, j)];
+            e->start = rd_time(L, &ref);
+            e->end = rd_time(L, &ref);
+            e->thread = rd_u16(L);
         }
     }
     return L->failed ? -1 : 0;
@@ -1227,12 +1362,12 @@ static int load_symbols(loader *L)
     m->symbol_slots = rd_u64(L);
     m->inline_symbol_slots = rd_u64(L);
     uint64_t n = rd_u64(L);
-    m->symbols = alloc_array(L, n, sizeof *m->symbols, 32, "symbol");
+    m->symbols = list_array(L, LOAD_KEEP_EVENTS, n, sizeof *m->symbols, 32, "symbol");
     if (!m->symbols)
         return -1;
-    m->symbol_count = (size_t)n;
+    m->symbol_count = list_count(L, LOAD_KEEP_EVENTS, n);
     for (uint64_t i = 0; i < n && !L->failed; i++) {
-        tf_symbol *s = &m->symbols[i];
+        tf_symbol *s = &m->symbols[list_at(L, LOAD_KEEP_EVENTS, i)];
         s->address = rd_u64(L);
         s->name_sidx = rd_u24(L);
         s->file_sidx = rd_u24(L);
@@ -1250,22 +1385,29 @@ static int load_symbol_code(loader *L)
 {
     tf_model *m = L->m;
     uint64_t n = rd_u64(L);
-    m->symbol_code = alloc_array(L, n, sizeof *m->symbol_code, 12, "symbol code entry");
+    m->symbol_code = list_array(L, LOAD_KEEP_EVENTS, n, sizeof *m->symbol_code, 12, "symbol code entry");
     if (!m->symbol_code)
         return -1;
-    m->symbol_code_count = (size_t)n;
+    m->symbol_code_count = list_count(L, LOAD_KEEP_EVENTS, n);
     for (uint64_t i = 0; i < n && !L->failed; i++) {
-        m->symbol_code[i].address = rd_u64(L);
-        m->symbol_code[i].length = rd_u32(L);
-        rd(L, NULL, m->symbol_code[i].length);
-        m->symbol_code_bytes += m->symbol_code[i].length;
+        tf_symbol_code *c = &m->symbol_code[list_at(L, LOAD_KEEP_EVENTS, i)];
+        c->address = rd_u64(L);
+        c->length = rd_u32(L);
+        rd(L, NULL, c->length);
+        m->symbol_code_bytes += c->length;
     }
     return L->failed ? -1 : 0;
 }
 
 static int load_code_symbol_map(loader *L)
 {
-    L->m->code_symbols = rd_pair_array(L, &L->m->code_symbol_count, "code address entry");
+    if (kept(L, LOAD_KEEP_EVENTS)) {
+        L->m->code_symbols = rd_pair_array(L, &L->m->code_symbol_count, "code address entry");
+    } else {
+        uint64_t n = rd_u64(L);
+        if (check_count(L, n, 16, "code address entry") == 0)
+            rd(L, NULL, (size_t)n * 16);
+    }
     return L->failed ? -1 : 0;
 }
 
@@ -1273,15 +1415,20 @@ static int load_hw_samples(loader *L)
 {
     tf_model *m = L->m;
     uint64_t n = rd_u64(L);
-    m->hw_samples = alloc_array(L, n, sizeof *m->hw_samples, 56, "hardware sample address");
+    m->hw_samples = list_array(L, LOAD_KEEP_EVENTS, n, sizeof *m->hw_samples, 56, "hardware sample address");
     if (!m->hw_samples)
         return -1;
     for (uint64_t i = 0; i < n && !L->failed; i++) {
-        tf_hw_sample *h = &m->hw_samples[i];
-        m->hw_sample_count = (size_t)i + 1;
+        tf_hw_sample *h = &m->hw_samples[list_at(L, LOAD_KEEP_EVENTS, i)];
+        m->hw_sample_count = list_count(L, LOAD_KEEP_EVENTS, i + 1);
         h->address = rd_u64(L);
         for (int v = 0; v < TF_HW_VECTORS && !L->failed; v++) {
             uint64_t k = rd_u64(L);
+            if (!kept(L, LOAD_KEEP_EVENTS)) {
+                if (check_count(L, k, 8, "hardware sample") == 0)
+                    rd(L, NULL, (size_t)k * 8);
+                continue;
+            }
             h->times[v] = alloc_array(L, k, sizeof *h->times[v], 8, "hardware sample");
             if (!h->times[v])
                 return -1;
@@ -1367,9 +1514,10 @@ const char *load_section_name(int section)
     return section >= 0 && section < n ? SECTIONS[section].name : "?";
 }
 
-int load_model(tfread *r, tf_model *m, char *err, size_t errsz)
+int load_model(tfread *r, tf_model *m, const load_options *o, char *err, size_t errsz)
 {
-    loader L = { .r = r, .m = m, .err = err, .errsz = errsz };
+    loader L = { .r = r, .m = m, .keep = o->keep, .sink = o->sink, .err = err, .errsz = errsz,
+                 .last_thread = UINT64_MAX };
     size_t n = sizeof SECTIONS / sizeof SECTIONS[0];
     _Static_assert(sizeof SECTIONS / sizeof SECTIONS[0] == TF_SECTIONS, "one entry per section");
     for (size_t i = 0; i < n; i++) {

@@ -1,6 +1,6 @@
-/* model: lifetime of the in-memory .tracy model and the lookups that mirror
- * how upstream's loader resolves strings, source locations and thread
- * numbers.  See model.h. */
+/* tfmodel: lifetime of the in-memory .tracy model and the lookups that
+ * mirror how upstream's loader resolves strings, source locations and
+ * thread numbers.  See tfmodel.h. */
 #include "tfmodel.h"
 
 #include <stdlib.h>
@@ -144,39 +144,9 @@ static int build_srcloc_lookup(tf_model *m)
     return 0;
 }
 
-/* Upstream's ThreadCompress after Load(§5.10) and one CompressThread() per
- * §5.20 thread, including its one-entry cache that starts as (~0 -> 0). */
-static int build_thread_numbers(tf_model *m)
-{
-    size_t cap = m->local_thread_count + m->thread_count + 1;
-    m->loader_threads = malloc(cap * sizeof *m->loader_threads);
-    if (!m->loader_threads)
-        return -1;
-    size_t n = 0;
-    for (size_t i = 0; i < m->local_thread_count; i++) {
-        m->loader_threads[n++] = m->local_threads[i];
-        if (rhorder_insert(&m->loader_thread_index, m->local_threads[i], i) < 0)
-            return -1;
-    }
-    uint64_t last_id = UINT64_MAX;
-    for (size_t i = 0; i < m->thread_count; i++) {
-        uint64_t tid = m->threads[i].id;
-        if (tid == last_id)
-            continue;
-        last_id = tid;
-        if (rhorder_find(&m->loader_thread_index, tid))
-            continue;
-        if (rhorder_insert(&m->loader_thread_index, tid, n) < 0)
-            return -1;
-        m->loader_threads[n++] = tid;
-    }
-    m->loader_thread_count = n;
-    return 0;
-}
-
 int model_build_lookups(tf_model *m)
 {
-    if (build_string_lookups(m) != 0 || build_srcloc_lookup(m) != 0 || build_thread_numbers(m) != 0)
+    if (build_string_lookups(m) != 0 || build_srcloc_lookup(m) != 0)
         return -1;
     return 0;
 }

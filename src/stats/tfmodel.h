@@ -1,10 +1,14 @@
-/* model: in-memory representation of every section of a .tracy payload
- * (tracy-file-0.14.md §2.2, sections 1..36), filled by load.c, checked by
- * validate.c and consumed by csv.c / summary.c.  Times are absolute
- * nanoseconds (delta coding already undone).  Raw byte blobs (symbol code,
- * source file contents, frame image pixels, zstd dictionary) are skipped;
- * only their sizes are kept.  "sidx" fields hold the raw StringIdx value
- * (index + 1, 0 = none); Int24 fields are widened to u32. */
+/* tfmodel: in-memory representation of every section of a .tracy payload
+ * (tracy-file-0.14.md §2.2, sections 1..36), filled by tfload.c and
+ * consumed by csvexport.c (and by the tests' validate.c and summary.c).
+ * The per-event lists (zones, messages, plot points, memory events...) are
+ * only there if the loader was asked to keep them (LOAD_KEEP_*): a list
+ * not kept has count 0, though counts of what was read (zone_count,
+ * gpu_zone_count, the threads' zone ranges) are kept either way.  Times
+ * are absolute nanoseconds (delta coding already undone).  Raw byte blobs
+ * (symbol code, source file contents, frame image pixels, zstd dictionary)
+ * are skipped; only their sizes are kept.  "sidx" fields hold the raw
+ * StringIdx value (index + 1, 0 = none); Int24 fields are widened to u32. */
 #ifndef TC_TFMODEL_H
 #define TC_TFMODEL_H
 
@@ -406,8 +410,9 @@ typedef struct tf_model {
     rhorder ptr_string;          /* client pointer -> string index (resolved entries) */
     rhorder static_by_addr;      /* srcloc address -> static_srclocs index */
     /* Local thread table as the loader ends up with it after §5.20:
-     * §5.10 followed by missing §5.20 thread ids, first occurrence wins. */
-    size_t loader_thread_count;
+     * §5.10 followed by missing §5.20 thread ids, first occurrence wins
+     * (built by the loader as it reads §5.10 and §5.20). */
+    size_t loader_thread_count, loader_thread_cap;
     uint64_t *loader_threads;
     rhorder loader_thread_index; /* thread id -> compressed number */
 } tf_model;
@@ -415,7 +420,8 @@ typedef struct tf_model {
 void model_init(tf_model *m);
 void model_free(tf_model *m);
 
-/* Build the derived lookups.  Returns 0, or -1 when out of memory. */
+/* Build the string and source-location lookups.  Returns 0, or -1 when
+ * out of memory. */
 int model_build_lookups(tf_model *m);
 
 /* String of table entry idx (0-based), NUL terminated. */

@@ -1,9 +1,26 @@
-/* stats: per-source-location statistics in upstream's map order.  See
- * stats.h; the counting rules are csvexport-and-fidelity.md §A.2. */
+/* zonestats: per-source-location statistics in upstream's map order,
+ * the CPU ones filled while the file is read.  See zonestats.h; the
+ * counting rules are csvexport-and-fidelity.md §A.2. */
 #include "zonestats.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* Room for need elements of size elem in *p (capacity *cap); 0 or -1. */
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    while (ncap < need)
+        ncap *= 2;
+    void *q = realloc(*p, ncap * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = ncap;
+    return 0;
+}
 
 static void stats_init_record(srcloc_stats *r, int16_t id)
 {
@@ -15,6 +32,13 @@ static void stats_init_record(srcloc_stats *r, int16_t id)
     r->self_max = INT64_MIN;
 }
 
+static void free_record(srcloc_stats *r)
+{
+    free(r->pending);
+    free(r->rows);
+    free(r->values);
+}
+
 static void stats_add(srcloc_stats *r, int64_t span, int64_t self)
 {
     r->count++;
@@ -23,7 +47,6 @@ static void stats_add(srcloc_stats *r, int64_t span, int64_t self)
     if (r->max < span)
         r->max = span;
     r->total = (int64_t)((uint64_t)r->total + (uint64_t)span);
-    r->sum_sq += (double)span * (double)span;
     if (r->self_min > self)
         r->self_min = self;
     if (r->self_max < self)
@@ -31,44 +54,34 @@ static void stats_add(srcloc_stats *r, int64_t span, int64_t self)
     r->self_total = (int64_t)((uint64_t)r->self_total + (uint64_t)self);
 }
 
-int64_t stats_child_time(const tf_model *m, size_t i, int clamp)
+void stats_init(tf_stats *s, const stats_options *o)
 {
-    int64_t sum = 0;
-    size_t last = i + m->zones[i].ndesc;
-    for (size_t c = i + 1; c <= last; c += (size_t)m->zones[c].ndesc + 1) {
-        int64_t span = m->zones[c].end - tf_zone_start(&m->zones[c]);
-        sum += clamp && span < 0 ? 0 : span;
-    }
-    return sum;
+    memset(s, 0, sizeof *s);
+    s->opt = *o;
+    rhorder_init(&s->cpu_map);
+    rhorder_init(&s->gpu_map);
 }
 
-size_t stats_zone_thread(const tf_model *m, size_t i)
+void stats_free(tf_stats *s)
 {
-    size_t lo = 0, hi = m->thread_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->threads[mid].zone_first + m->threads[mid].zone_num > i)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
+    for (size_t i = 0; i < s->cpu_count; i++)
+        free_record(&s->cpu[i]);
+    rhorder_free(&s->cpu_map);
+    rhorder_free(&s->gpu_map);
+    free(s->cpu);
+    free(s->open);
+    free(s->gpu);
+    free(s->gpu_list);
+    memset(s, 0, sizeof *s);
 }
 
-/* Offsets of each record's slice of the zone list, in record order. */
-static void assign_list_offsets(srcloc_stats *recs, size_t n)
-{
-    size_t off = 0;
-    for (size_t i = 0; i < n; i++) {
-        recs[i].list_first = off;
-        off += (size_t)recs[i].count;
-    }
-}
+/* ---- CPU, while reading -------------------------------------------------- */
 
-/* ---- CPU ------------------------------------------------------------------ */
-
-static int create_cpu_records(tf_stats *s, const tf_model *m)
+/* The map as the loader makes it while reading §5.15: reserved for the
+ * expand table and the payload srclocs, one record per listed id. */
+static int on_timelines(void *ctx, const tf_model *m)
 {
+    tf_stats *s = ctx;
     if (rhorder_reserve(&s->cpu_map, m->expand_count + m->payload_srcloc_count) != 0)
         return -1;
     s->cpu = calloc(m->cpu_count_count + 1, sizeof *s->cpu);
@@ -85,46 +98,111 @@ static int create_cpu_records(tf_stats *s, const tf_model *m)
     return 0;
 }
 
-/* Record index of a counted zone, or SIZE_MAX if it is not counted. */
-static size_t counted_cpu_record(const tf_stats *s, const tf_zone *z)
+static int on_thread(void *ctx, size_t index, uint16_t number)
 {
-    if (z->end < 0 || z->end - tf_zone_start(z) <= 0)
-        return SIZE_MAX;
-    const uint64_t *idx = rhorder_find(&s->cpu_map, rhorder_key_i16(tf_zone_srcloc(z)));
-    return idx ? (size_t)*idx : SIZE_MAX;
+    (void)index;
+    ((tf_stats *)ctx)->thread = number;
+    return 0;
 }
 
-static int build_cpu(tf_stats *s, const tf_model *m)
+static int on_zone_begin(void *ctx, int16_t srcloc, int64_t start, uint32_t extra)
 {
-    if (m->zone_count > UINT32_MAX || create_cpu_records(s, m) != 0)
+    tf_stats *s = ctx;
+    if (grow((void **)&s->open, &s->open_cap, s->open_n + 1, sizeof *s->open) != 0)
         return -1;
-    s->thread_number = calloc(m->thread_count + 1, sizeof *s->thread_number);
-    if (!s->thread_number)
-        return -1;
-    for (size_t t = 0; t < m->thread_count; t++)
-        s->thread_number[t] = model_thread_number(m, m->threads[t].id);
-    for (size_t i = 0; i < m->zone_count; i++) {
-        const tf_zone *z = &m->zones[i];
-        size_t r = counted_cpu_record(s, z);
-        if (r == SIZE_MAX)
-            continue;
-        int64_t span = z->end - tf_zone_start(z);
-        stats_add(&s->cpu[r], span, span - stats_child_time(m, i, 1));
+    open_zone *z = &s->open[s->open_n++];
+    *z = (open_zone){ .start = start, .rec = SIZE_MAX, .pending = SIZE_MAX, .row = SIZE_MAX };
+    const uint64_t *idx = rhorder_find(&s->cpu_map, rhorder_key_i16(srcloc));
+    if (!idx)
+        return 0;   /* an id §5.15 does not list: never counted */
+    srcloc_stats *r = &s->cpu[*idx];
+    z->rec = (size_t)*idx;
+    if (r->open++ > 0) {
+        if (grow((void **)&r->pending, &r->pending_cap, r->pending_n + 1, sizeof *r->pending) != 0)
+            return -1;
+        z->pending = r->pending_n;
+        r->pending[r->pending_n++] = 0;
     }
-    assign_list_offsets(s->cpu, s->cpu_count);
-    size_t *fill = calloc(s->cpu_count + 1, sizeof *fill);
-    s->cpu_list = malloc((m->zone_count + 1) * sizeof *s->cpu_list);
-    if (!fill || !s->cpu_list) {
-        free(fill);
-        return -1;
+    if (s->opt.keep_rows) {
+        if (grow((void **)&r->rows, &r->row_cap, r->row_n + 1, sizeof *r->rows) != 0)
+            return -1;
+        z->row = r->row_n;
+        r->rows[r->row_n++] = (zone_row){ .start = start, .extra = extra, .thread = s->thread, .dropped = 1 };
     }
-    for (size_t i = 0; i < m->zone_count; i++) {
-        size_t r = counted_cpu_record(s, &m->zones[i]);
-        if (r != SIZE_MAX)
-            s->cpu_list[s->cpu[r].list_first + fill[r]++] = (uint32_t)i;
-    }
-    free(fill);
     return 0;
+}
+
+/* sumSq in walk order: the outermost zone of its srcloc first, then the
+ * ones nested in it, in the order they began. */
+static void add_squares(srcloc_stats *r, const open_zone *z, int64_t counted_span)
+{
+    if (z->pending != SIZE_MAX) {
+        r->pending[z->pending] = counted_span;
+        return;
+    }
+    if (counted_span)
+        r->sum_sq += (double)counted_span * (double)counted_span;
+    for (size_t i = 0; i < r->pending_n; i++)
+        if (r->pending[i])
+            r->sum_sq += (double)r->pending[i] * (double)r->pending[i];
+    r->pending_n = 0;
+}
+
+/* The zone's -u row: filled if counted, else given up (or marked so). */
+static void finish_row(srcloc_stats *r, const open_zone *z, int counted, int64_t exec)
+{
+    if (z->row == SIZE_MAX)
+        return;
+    if (counted) {
+        r->rows[z->row].exec = exec;
+        r->rows[z->row].dropped = 0;
+    } else if (z->row + 1 == r->row_n) {
+        r->row_n--;
+    }
+}
+
+static int on_zone_end(void *ctx, int64_t end)
+{
+    tf_stats *s = ctx;
+    const open_zone z = s->open[--s->open_n];
+    const int64_t span = (int64_t)((uint64_t)end - (uint64_t)z.start);
+    if (s->open_n > 0) {
+        open_zone *parent = &s->open[s->open_n - 1];
+        parent->child_clamped += span < 0 ? 0 : span;
+        parent->child_raw += span;
+    }
+    if (z.rec == SIZE_MAX)
+        return 0;
+    srcloc_stats *r = &s->cpu[z.rec];
+    r->open--;
+    const int counted = end >= 0 && span > 0;
+    const int64_t exec = s->opt.self_rows ? span - z.child_raw : span;
+    if (counted)
+        stats_add(r, span, span - z.child_clamped);
+    add_squares(r, &z, counted ? span : 0);
+    finish_row(r, &z, counted, exec);
+    if (counted && s->opt.keep_values) {
+        if (grow((void **)&r->values, &r->value_cap, r->value_n + 1, sizeof *r->values) != 0)
+            return -1;
+        r->values[r->value_n++] = exec;
+    }
+    return 0;
+}
+
+load_sink stats_sink(tf_stats *s)
+{
+    return (load_sink){ .ctx = s, .on_timelines = on_timelines, .on_thread = on_thread,
+                        .on_zone_begin = on_zone_begin, .on_zone_end = on_zone_end };
+}
+
+/* Offsets of each record's slice of the zone list, in record order. */
+static void assign_list_offsets(srcloc_stats *recs, size_t n)
+{
+    size_t off = 0;
+    for (size_t i = 0; i < n; i++) {
+        recs[i].list_first = off;
+        off += (size_t)recs[i].count;
+    }
 }
 
 /* ---- GPU ------------------------------------------------------------------ */
@@ -187,9 +265,9 @@ static size_t gpu_record(tf_stats *s, int16_t id)
     return s->gpu_count++;
 }
 
-static int build_gpu(tf_stats *s, const tf_model *m)
+int stats_build_gpu(tf_stats *s, const tf_model *m)
 {
-    if (m->gpu_zone_count > UINT32_MAX)
+    if (m->gpu_zone_count > UINT32_MAX || (m->gpu_zone_count && !m->gpu_zones))
         return -1;
     for (size_t i = 0; i < m->gpu_count_count; i++)
         if (gpu_record(s, m->gpu_counts[i].id) == SIZE_MAX)
@@ -232,24 +310,3 @@ static int build_gpu(tf_stats *s, const tf_model *m)
     return 0;
 }
 
-int stats_build(tf_stats *s, const tf_model *m)
-{
-    memset(s, 0, sizeof *s);
-    rhorder_init(&s->cpu_map);
-    rhorder_init(&s->gpu_map);
-    if (build_cpu(s, m) != 0 || build_gpu(s, m) != 0)
-        return -1;
-    return 0;
-}
-
-void stats_free(tf_stats *s)
-{
-    rhorder_free(&s->cpu_map);
-    rhorder_free(&s->gpu_map);
-    free(s->cpu);
-    free(s->cpu_list);
-    free(s->thread_number);
-    free(s->gpu);
-    free(s->gpu_list);
-    memset(s, 0, sizeof *s);
-}

@@ -1,7 +1,8 @@
-/* tracy-csv: test tool that reads a .tracy file (format 0.9.0 .. 0.14.0) with our own
- * strict parser and prints exactly what upstream tracy-csvexport v0.14.0
- * prints for the same options, or (--summary) a short description of the
- * file.  Exit status: 0 ok, 1 usage error or unreadable file, 2 malformed
+/* tracy-csv: test tool that reads a .tracy file (format 0.9.0 .. 0.14.0) with
+ * our own strict parser (src/stats, as tracy-stats does, keeping the whole
+ * file in memory and validating all of it) and prints exactly what upstream
+ * tracy-csvexport v0.14.0 prints for the same options, or (--summary) a
+ * short description of the file.  Exit status: 0 ok, 1 usage error or unreadable file, 2 malformed
  * file or validation failure (details on stderr). */
 #include <getopt.h>
 #include <inttypes.h>
@@ -125,8 +126,9 @@ static void write_section_offsets(const tf_model *m, FILE *out)
         fprintf(out, "%d %" PRIu64 " %s\n", i, m->section_offset[i], load_section_name(i));
 }
 
-/* Open, load and validate; returns -1 on success, else an exit status. */
-static int load_and_check(const app *a, tfread **r, tf_model *m)
+/* Open, load (everything, and the statistics the options print) and
+ * validate; returns -1 on success, else an exit status. */
+static int load_and_check(const app *a, tfread **r, tf_model *m, tf_stats *s)
 {
     char err[512];
     int open_failed;
@@ -138,7 +140,7 @@ static int load_and_check(const app *a, tfread **r, tf_model *m)
         fprintf(stderr, "tracy-csv: %s: %s\n", a->path, err);
         return 2;
     }
-    if (load_model(*r, m, err, sizeof err) != 0) {
+    if (csv_load(*r, m, s, &a->csv, LOAD_KEEP_ALL, err, sizeof err) != 0) {
         fprintf(stderr, "tracy-csv: %s: %s\n", a->path, err);
         return 2;
     }
@@ -155,7 +157,7 @@ static int load_and_check(const app *a, tfread **r, tf_model *m)
 }
 
 /* What the options ask for, of the loaded model; 0, or -1 out of memory. */
-static int write_report(const app *a, const tf_model *m, FILE *out)
+static int write_report(const app *a, const tf_model *m, tf_stats *s, FILE *out)
 {
     if (a->summary) {
         summary_write(m, out);
@@ -167,7 +169,7 @@ static int write_report(const app *a, const tf_model *m, FILE *out)
     }
     if (a->format_fields)
         return fields_write(m, out);
-    return csv_write(m, &a->csv, out);
+    return csv_write(m, s, &a->csv, out);
 }
 
 int main(int argc, char **argv)
@@ -178,11 +180,13 @@ int main(int argc, char **argv)
         return status;
     tfread *r = NULL;
     tf_model m;
+    tf_stats s;
     model_init(&m);
-    status = load_and_check(&a, &r, &m);
+    stats_init(&s, &(stats_options){ 0 });
+    status = load_and_check(&a, &r, &m, &s);
     if (status < 0) {
         status = 0;
-        if (write_report(&a, &m, stdout) != 0) {
+        if (write_report(&a, &m, &s, stdout) != 0) {
             fprintf(stderr, "tracy-csv: out of memory\n");
             status = 2;
         }
@@ -191,6 +195,7 @@ int main(int argc, char **argv)
             status = 1;
         }
     }
+    stats_free(&s);
     model_free(&m);
     tfread_close(r);
     return status;
