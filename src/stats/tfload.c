@@ -800,12 +800,19 @@ static int read_cpu_timeline(loader *L, uint32_t top_count)
             continue;
         }
         lv->remaining--;
-        int16_t srcloc = rd_i16(L);
-        int64_t start = rd_time(L, &ref);
-        uint32_t extra = rd_u32(L);
-        uint32_t nchild = rd_u32(L);
-        if (L->failed)
+        /* srcloc i16, start delta i64, extra u32, child count u32: read at once */
+        uint8_t b[18];
+        if (rd(L, b, sizeof b) != 0)
             break;
+        int16_t srcloc;
+        int64_t delta;
+        uint32_t extra, nchild;
+        memcpy(&srcloc, b, 2);
+        memcpy(&delta, b + 2, 8);
+        memcpy(&extra, b + 10, 4);
+        memcpy(&nchild, b + 14, 4);
+        ref = (int64_t)((uint64_t)ref + (uint64_t)delta);
+        int64_t start = ref;
         size_t idx = begin_cpu_zone(L, srcloc, start, extra);
         if (L->failed)
             break;

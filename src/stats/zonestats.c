@@ -69,6 +69,7 @@ void stats_free(tf_stats *s)
     rhorder_free(&s->cpu_map);
     rhorder_free(&s->gpu_map);
     free(s->cpu);
+    free(s->cpu_of_id);
     free(s->open);
     free(s->gpu);
     free(s->gpu_list);
@@ -85,15 +86,19 @@ static int on_timelines(void *ctx, const tf_model *m)
     if (rhorder_reserve(&s->cpu_map, m->expand_count + m->payload_srcloc_count) != 0)
         return -1;
     s->cpu = calloc(m->cpu_count_count + 1, sizeof *s->cpu);
-    if (!s->cpu)
+    s->cpu_of_id = malloc(65536 * sizeof *s->cpu_of_id);
+    if (!s->cpu || !s->cpu_of_id)
         return -1;
+    memset(s->cpu_of_id, 0xff, 65536 * sizeof *s->cpu_of_id);
     for (size_t i = 0; i < m->cpu_count_count; i++) {
         int16_t id = m->cpu_counts[i].id;
         int rc = rhorder_insert(&s->cpu_map, rhorder_key_i16(id), s->cpu_count);
         if (rc < 0)
             return -1;
-        if (rc == 1)
+        if (rc == 1) {
+            s->cpu_of_id[(uint16_t)id] = (int32_t)s->cpu_count;
             stats_init_record(&s->cpu[s->cpu_count++], id);
+        }
     }
     return 0;
 }
@@ -112,11 +117,11 @@ static int on_zone_begin(void *ctx, int16_t srcloc, int64_t start, uint32_t extr
         return -1;
     open_zone *z = &s->open[s->open_n++];
     *z = (open_zone){ .start = start, .rec = SIZE_MAX, .pending = SIZE_MAX, .row = SIZE_MAX };
-    const uint64_t *idx = rhorder_find(&s->cpu_map, rhorder_key_i16(srcloc));
-    if (!idx)
+    const int32_t idx = s->cpu_of_id[(uint16_t)srcloc];
+    if (idx < 0)
         return 0;   /* an id §5.15 does not list: never counted */
-    srcloc_stats *r = &s->cpu[*idx];
-    z->rec = (size_t)*idx;
+    srcloc_stats *r = &s->cpu[idx];
+    z->rec = (size_t)idx;
     if (r->open++ > 0) {
         if (grow((void **)&r->pending, &r->pending_cap, r->pending_n + 1, sizeof *r->pending) != 0)
             return -1;

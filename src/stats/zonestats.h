@@ -73,6 +73,7 @@ typedef struct tf_stats {
     rhorder cpu_map;
     size_t cpu_count;
     srcloc_stats *cpu;
+    int32_t *cpu_of_id;      /* the same by id as uint16 (65536 entries): record index, or -1 */
     uint16_t thread;         /* number of the thread being read */
     open_zone *open;
     size_t open_n, open_cap;
