@@ -5,7 +5,8 @@
  * (output.c),
  * connect and capture (conn.c feeds session.c, which decodes frames and
  * events into the model), say how it ended, save the model (writer.c),
- * print the summary. */
+ * print the summary; with --csv, write what tracy-csvexport prints of the
+ * saved file (export.c, as tracy-stats does). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -18,11 +19,13 @@
 
 #include "capture.h"
 #include "cli.h"
+#include "export.h"
 #include "output.h"
 #include "progress.h"
 #include "recover.h"
 #include "report.h"
 #include "protocols.h"
+#include "sidefile.h"
 #include "spool.h"
 #include "writer.h"
 
@@ -174,6 +177,36 @@ static void prepare_abandon_message(const capture_t *c)
                  "\ntracy-capture: interrupted while saving: the trace is not saved\n");
 }
 
+/* --csv: what tracy-csvexport of the saved trace prints for --csv-args,
+ * read back from the file (tracy-stats' export.c). */
+typedef struct csv_job {
+    const char *trace;
+    stats_args args;
+} csv_job;
+
+static int on_csv_fill(FILE *fp, void *ctx, char *err, size_t errsz)
+{
+    csv_job *job = ctx;
+    return stats_export(job->trace, &job->args, fp, err, errsz);
+}
+
+/* Write the --csv file of the trace saved at `trace`; the status stays
+ * rc, or becomes 10 if the statistics could not be written (the trace
+ * stays saved). */
+static int save_csv(const options_t *o, const char *trace, int rc)
+{
+    if (!o->csv) return rc;
+    csv_job job = { .trace = trace };
+    char err[1536];
+    stats_args_init(&job.args);
+    int failed = o->csv_args && stats_args_parse_text(&job.args, o->csv_args, err, sizeof err) != 0;
+    if (!failed) failed = sidefile_write(o->csv, o->force, &save_tmp_path, on_csv_fill, &job, err, sizeof err) != 0;
+    stats_args_free(&job.args);
+    if (!failed) return rc;
+    diag_error("--csv %s not written: %s; the trace is saved as %s", o->csv, err, trace);
+    return rc == EXIT_OK ? EXIT_CSV_FAILED : rc;
+}
+
 static int save_trace(capture_t *c, int rc)
 {
     prepare_abandon_message(c);
@@ -218,6 +251,7 @@ static int save_trace(capture_t *c, int rc)
                    "the trace is saved as %s", c->opts->output, so.saved_as);
         if (rc == EXIT_OK) rc = EXIT_OUTPUT_EXISTS;
     }
+    rc = save_csv(c->opts, so.saved_as, rc);
     if (!c->opts->quiet) summary_features(c);
     return rc;
 }
@@ -246,6 +280,12 @@ int main(int argc, char **argv)
     capture_t *c = &the_capture;
     rc = output_prepare(&opts, &c->save_path);
     if (rc != EXIT_OK) return rc;
+    if (opts.csv && (output_same_file(opts.csv, c->save_path) || (opts.recover && output_same_file(opts.csv, opts.recover)) ||
+                     (opts.spool && output_same_file(opts.csv, opts.spool)))) {
+        diag_error("--csv %s is the output file, the recording or the spool", opts.csv);
+        return EXIT_USAGE;
+    }
+    if (opts.csv && (rc = sidefile_check(opts.csv, opts.force, "--csv")) != EXIT_OK) return rc;
     c->opts = &opts;
     c->tty = isatty(STDOUT_FILENO);
     if (opts.memlimit_percent) c->mem_limit_bytes = (int64_t)(physical_memory() / 100 * (uint64_t)opts.memlimit_percent);

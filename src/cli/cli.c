@@ -11,9 +11,10 @@
 #include "config.h"
 #include "disasm.h"
 #include "protocols.h"
+#include "statsargs.h"
 
 enum { OPT_CONNECT_TIMEOUT = 256, OPT_END_TIMEOUT, OPT_RECOVER, OPT_SPOOL, OPT_KEEP_SPOOL, OPT_NO_SPOOL,
-       OPT_PROTOCOL, OPT_FORMAT };
+       OPT_PROTOCOL, OPT_FORMAT, OPT_CSV, OPT_CSV_ARGS };
 
 static const struct option long_options[] = {
     { "output", required_argument, NULL, 'o' },
@@ -30,6 +31,8 @@ static const struct option long_options[] = {
     { "no-spool", no_argument, NULL, OPT_NO_SPOOL },
     { "protocol", required_argument, NULL, OPT_PROTOCOL },
     { "format", required_argument, NULL, OPT_FORMAT },
+    { "csv", required_argument, NULL, OPT_CSV },
+    { "csv-args", required_argument, NULL, OPT_CSV_ARGS },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
@@ -71,6 +74,10 @@ static void print_help(FILE *out)
         "                             for its tools (0.10 .. 0.14; default: that of\n"
         "                             the client's release; what the format cannot\n"
         "                             hold is left out)\n"
+        "      --csv CSV              after the save, write what tracy-csvexport prints\n"
+        "                             of the trace to CSV (beside it, then renamed)\n"
+        "      --csv-args \"ARGS\"      tracy-csvexport's options for --csv (-f -c -s -e\n"
+        "                             -u -g -m -p -t; see tracy-stats(1))\n"
         "  -q, --quiet                print only errors and warnings\n"
         "  -h, --help                 show this help and exit\n"
         "  -V, --version              show the version and exit\n"
@@ -82,8 +89,8 @@ static void print_help(FILE *out)
         "too little memory to start (ulimit -n, -v), 2 client not available,\n"
         "3 client dropped the handshake, 4 output exists, 5 output not writable,\n"
         "6 connect timeout, 7 saving failed or out of memory, 8 stream broken (data\n"
-        "before it saved), 130 aborted by a second signal, or by a signal before\n"
-        "any data.\n"
+        "before it saved), 10 trace saved but --csv not written, 130 aborted by a\n"
+        "second signal, or by a signal before any data.\n"
         "See tracy-capture(1).\n");
 }
 
@@ -175,6 +182,21 @@ static int check_combination(const options_t *o)
     return -1;
 }
 
+/* --csv and --csv-args, checked now, not after the capture (parsing the
+ * options uses getopt: after the command line's own parse). */
+static int check_csv(const options_t *o)
+{
+    if (o->csv && !o->csv[0]) return usage_error("%s", "--csv needs a file name, not ''");
+    if (o->csv_args && !o->csv) return usage_error("%s", "--csv-args needs --csv FILE");
+    if (!o->csv_args) return -1;
+    stats_args a;
+    char err[512];
+    stats_args_init(&a);
+    const int bad = stats_args_parse_text(&a, o->csv_args, err, sizeof err);
+    stats_args_free(&a);
+    return bad ? usage_error("--csv-args: %s", err) : -1;
+}
+
 int cli_parse(options_t *o, int argc, char **argv)
 {
     *o = (options_t){ .address = "127.0.0.1", .port = "8086", .seconds = -1, .connect_timeout = -1,
@@ -227,6 +249,8 @@ int cli_parse(options_t *o, int argc, char **argv)
         case OPT_FORMAT:
             if (parse_format(optarg, &o->format)) return EXIT_USAGE;
             break;
+        case OPT_CSV: o->csv = optarg; break;
+        case OPT_CSV_ARGS: o->csv_args = optarg; break;
         case 'q': o->quiet = true; break;
         case 'h': print_help(stdout); return EXIT_OK;
         case 'V': {
@@ -254,5 +278,6 @@ int cli_parse(options_t *o, int argc, char **argv)
         before = optind;
     }
     if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
-    return check_combination(o);
+    const int rc = check_combination(o);
+    return rc >= 0 ? rc : check_csv(o);
 }

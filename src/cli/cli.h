@@ -19,6 +19,7 @@ enum exit_code {
     EXIT_CONNECT_TIMEOUT = 6,  /* no client answered within --connect-timeout */
     EXIT_SAVE_FAILED = 7,
     EXIT_STREAM_BROKEN = 8,    /* corrupt or undecodable data; what came before is saved */
+    EXIT_CSV_FAILED = 10,      /* the trace is saved, its --csv statistics could not be written */
     EXIT_ABORTED = 130,        /* second signal */
 };
 
@@ -38,6 +39,8 @@ typedef struct {
     bool no_spool, keep_spool;
     const struct proto_desc *protocol;   /* --protocol: offer only this one (NULL: the version search) */
     const file_format_t *format; /* --format; NULL: the default */
+    const char *csv;             /* --csv: tracy-csvexport's output of the saved trace goes there */
+    const char *csv_args;        /* --csv-args: csvexport's options for it (checked by cli_parse) */
 } options_t;
 
 /* A non-negative number of seconds, fractions allowed, into *out (at most

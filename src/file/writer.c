@@ -834,7 +834,7 @@ static bool unsupported(int e)
  * name meanwhile (-1 with EEXIST). The kernel does it in one step where it
  * can (renameat2 RENAME_NOREPLACE); elsewhere a hard link, which fails on
  * an existing name too; where neither is supported, a look and a rename. */
-static int place_without_replacing(const char *tmp, const char *path)
+int place_without_replacing(const char *tmp, const char *path)
 {
 #ifdef HAVE_RENAMEAT2
     if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0) return 0;

@@ -35,6 +35,10 @@ typedef struct {
  * name is kept and named in s->err). */
 int writer_save(const model_t *m, const char *path, save_opts_t *s);
 
+/* Give the finished file tmp the name path unless something took that
+ * name (-1 with errno EEXIST; other errors as rename's). 0 when placed. */
+int place_without_replacing(const char *tmp, const char *path);
+
 /* Whether a save with s->replace writes into what is at path (a device
  * or FIFO) instead of renaming a finished file over it. */
 bool writer_writes_in_place(const char *path);

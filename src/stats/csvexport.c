@@ -70,16 +70,16 @@ static void clear_row(row *r, size_t n)
 
 static const char *srcloc_name(const tf_model *m, int16_t id)
 {
-    const tf_srcloc *s = model_srcloc(m, id);
+    const tf_srcloc *s = tf_model_srcloc(m, id);
     if (!s)
         return "???";
-    return model_strref_text(m, (s->name.flags & TF_REF_ACTIVE) ? s->name : s->function);
+    return tf_model_strref_text(m, (s->name.flags & TF_REF_ACTIVE) ? s->name : s->function);
 }
 
 static const char *srcloc_file(const tf_model *m, int16_t id)
 {
-    const tf_srcloc *s = model_srcloc(m, id);
-    return s ? model_strref_text(m, s->file) : "???";
+    const tf_srcloc *s = tf_model_srcloc(m, id);
+    return s ? tf_model_strref_text(m, s->file) : "???";
 }
 
 static char *ascii_lower_dup(const char *s)
@@ -167,7 +167,7 @@ static int write_messages(const tf_model *m, const csv_options *o, FILE *out)
     set_header(&r, header, 2);
     emit_row(out, o->sep, &r);
     for (size_t i = 0; i < m->message_count; i++) {
-        r.field[0] = model_strref_text(m, m->messages[i].text);
+        r.field[0] = tf_model_strref_text(m, m->messages[i].text);
         set_i64(&r, 1, m->messages[i].time);
         emit_row(out, o->sep, &r);
     }
@@ -211,7 +211,7 @@ static void write_zone_rows(const tf_model *m, const csv_options *o, const csv_r
     clear_row(&r, rel->gpu ? 7 : 6);
     r.field[0] = srcloc_name(m, rec->id);
     r.field[1] = srcloc_file(m, rec->id);
-    const tf_srcloc *loc = model_srcloc(m, rec->id);
+    const tf_srcloc *loc = tf_model_srcloc(m, rec->id);
     set_u64(&r, 2, loc ? loc->line : 0);
     for (size_t j = 0; j < rec->row_n; j++) {
         const zone_row *z = &rec->rows[j];
@@ -222,7 +222,7 @@ static void write_zone_rows(const tf_model *m, const csv_options *o, const csv_r
         set_i64(&r, 5, z->thread);
         /* the text carries over to later zones without text (§A.10) */
         if (rel->zone_text && z->extra != 0 && z->extra < m->extra_count) {
-            const char *text = model_sidx_text(m, m->extras[z->extra].text_sidx);
+            const char *text = tf_model_sidx_text(m, m->extras[z->extra].text_sidx);
             if (text)
                 r.field[6] = text;
         }
@@ -236,7 +236,7 @@ static void write_plot_rows(const tf_model *m, const csv_options *o, FILE *out)
         const tf_plot *plot = &m->plots[p];
         row r;
         clear_row(&r, 7);
-        r.field[0] = model_pointer_text(m, plot->name);
+        r.field[0] = tf_model_pointer_text(m, plot->name);
         for (size_t j = 0; j < plot->count; j++) {
             set_i64(&r, 3, plot->points[j].time);
             set_double(&r, 6, plot->points[j].value);
@@ -300,7 +300,7 @@ static void percentile_and_truncated_mean(const csv_options *o, srcloc_stats *re
 /* The default-mode row; formulas of §A.7/§A.8 including the std quirks. */
 static void fill_stats_row(const tf_model *m, const csv_options *o, srcloc_stats *rec, row *r)
 {
-    const tf_srcloc *loc = model_srcloc(m, rec->id);
+    const tf_srcloc *loc = tf_model_srcloc(m, rec->id);
     r->field[0] = srcloc_name(m, rec->id);
     r->field[1] = srcloc_file(m, rec->id);
     set_u64(r, 2, loc ? loc->line : 0);

@@ -28,7 +28,7 @@ typedef struct csv_options {
     const csv_release *release;  /* whose output; NULL: the newest. Its options only (see stats_args_check) */
 } csv_options;
 
-/* Load the file r into m (model_init()ed) and s (not yet initialised;
+/* Load the file r into m (tf_model_init()ed) and s (not yet initialised;
  * stats_free it either way), keeping what o prints and, besides, the
  * LOAD_KEEP_* lists in `keep`.  Returns 0, or -1 with a message in err
  * (section and payload offset of what is malformed). */

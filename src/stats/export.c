@@ -39,7 +39,7 @@ int stats_export(const char *path, stats_args *a, FILE *out, char *err, size_t e
     }
     tf_model m;
     tf_stats s;
-    model_init(&m);
+    tf_model_init(&m);
     stats_init(&s, &(stats_options){ 0 });
     int rc = -1;
     if (check_release(r, a, why, sizeof why) != 0)
@@ -51,7 +51,7 @@ int stats_export(const char *path, stats_args *a, FILE *out, char *err, size_t e
     else
         rc = 0;
     stats_free(&s);
-    model_free(&m);
+    tf_model_free(&m);
     tfread_close(r);
     return rc;
 }

@@ -889,7 +889,7 @@ static uint16_t add_loader_thread(loader *L, uint64_t tid)
             m->loader_threads[m->loader_thread_count++] = tid;
         }
     }
-    return model_thread_number(m, tid);
+    return tf_model_thread_number(m, tid);
 }
 
 static int load_thread(loader *L, size_t index, tf_thread *t)
@@ -1542,7 +1542,7 @@ int load_model(tfread *r, tf_model *m, const load_options *o, char *err, size_t 
         return fail(&L, "%s", tfread_error(r));
     if (end == 0)
         return fail(&L, "trailing bytes after the last section");
-    if (model_build_lookups(m) != 0)
+    if (tf_model_build_lookups(m) != 0)
         return fail(&L, "out of memory building lookups");
     return 0;
 }

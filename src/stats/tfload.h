@@ -46,8 +46,8 @@ typedef struct load_options {
 
 /* Returns 0 on success; -1 with a message in err naming the section and
  * payload offset if the payload is malformed, truncated or has trailing
- * bytes (or memory ran out).  The model must have been model_init()ed; on
- * failure it holds whatever was read so far (free it with model_free). */
+ * bytes (or memory ran out).  The model must have been tf_model_init()ed; on
+ * failure it holds whatever was read so far (free it with tf_model_free). */
 int load_model(tfread *r, tf_model *m, const load_options *o, char *err, size_t errsz);
 
 /* Name of section n (0 = payload header, 1..36 as in §2.2). */

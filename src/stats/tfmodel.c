@@ -8,7 +8,7 @@
 
 static const char UNKNOWN_TEXT[] = "???";
 
-void model_init(tf_model *m)
+void tf_model_init(tf_model *m)
 {
     memset(m, 0, sizeof *m);
     rhorder_init(&m->string_by_id);
@@ -76,7 +76,7 @@ static void free_misc_lists(tf_model *m)
     free(m->hw_samples);
 }
 
-void model_free(tf_model *m)
+void tf_model_free(tf_model *m)
 {
     free(m->capture_name);
     free(m->capture_program);
@@ -144,41 +144,41 @@ static int build_srcloc_lookup(tf_model *m)
     return 0;
 }
 
-int model_build_lookups(tf_model *m)
+int tf_model_build_lookups(tf_model *m)
 {
     if (build_string_lookups(m) != 0 || build_srcloc_lookup(m) != 0)
         return -1;
     return 0;
 }
 
-const char *model_string_at(const tf_model *m, size_t idx)
+const char *tf_model_string_at(const tf_model *m, size_t idx)
 {
     return m->str_pool + m->strings[idx].off;
 }
 
-const char *model_pointer_text(const tf_model *m, uint64_t ptr)
+const char *tf_model_pointer_text(const tf_model *m, uint64_t ptr)
 {
     const uint64_t *idx = rhorder_find(&m->ptr_string, ptr);
-    return idx ? model_string_at(m, (size_t)*idx) : UNKNOWN_TEXT;
+    return idx ? tf_model_string_at(m, (size_t)*idx) : UNKNOWN_TEXT;
 }
 
-const char *model_strref_text(const tf_model *m, tf_strref ref)
+const char *tf_model_strref_text(const tf_model *m, tf_strref ref)
 {
     if (ref.flags & TF_REF_IDX)
-        return ref.value < m->string_count ? model_string_at(m, (size_t)ref.value) : UNKNOWN_TEXT;
+        return ref.value < m->string_count ? tf_model_string_at(m, (size_t)ref.value) : UNKNOWN_TEXT;
     if (ref.flags & TF_REF_ACTIVE)
-        return model_pointer_text(m, ref.value);
+        return tf_model_pointer_text(m, ref.value);
     return UNKNOWN_TEXT;
 }
 
-const char *model_sidx_text(const tf_model *m, uint32_t sidx)
+const char *tf_model_sidx_text(const tf_model *m, uint32_t sidx)
 {
     if (sidx == 0 || sidx > m->string_count)
         return NULL;
-    return model_string_at(m, sidx - 1);
+    return tf_model_string_at(m, sidx - 1);
 }
 
-const tf_srcloc *model_srcloc(const tf_model *m, int16_t id)
+const tf_srcloc *tf_model_srcloc(const tf_model *m, int16_t id)
 {
     static const tf_srcloc empty;
     if (id < 0) {
@@ -193,7 +193,7 @@ const tf_srcloc *model_srcloc(const tf_model *m, int16_t id)
     return idx ? &m->static_srclocs[*idx].loc : NULL;
 }
 
-uint16_t model_thread_number(const tf_model *m, uint64_t tid)
+uint16_t tf_model_thread_number(const tf_model *m, uint64_t tid)
 {
     const uint64_t *idx = rhorder_find(&m->loader_thread_index, tid);
     return idx ? (uint16_t)*idx : 0;

@@ -405,7 +405,7 @@ typedef struct tf_model {
     tf_source_file *source_files;
     uint64_t source_file_bytes;
 
-    /* Derived lookups, built by model_build_lookups(). */
+    /* Derived lookups, built by tf_model_build_lookups(). */
     rhorder string_by_id;        /* string id -> string index (first wins) */
     rhorder ptr_string;          /* client pointer -> string index (resolved entries) */
     rhorder static_by_addr;      /* srcloc address -> static_srclocs index */
@@ -417,30 +417,30 @@ typedef struct tf_model {
     rhorder loader_thread_index; /* thread id -> compressed number */
 } tf_model;
 
-void model_init(tf_model *m);
-void model_free(tf_model *m);
+void tf_model_init(tf_model *m);
+void tf_model_free(tf_model *m);
 
 /* Build the string and source-location lookups.  Returns 0, or -1 when
  * out of memory. */
-int model_build_lookups(tf_model *m);
+int tf_model_build_lookups(tf_model *m);
 
 /* String of table entry idx (0-based), NUL terminated. */
-const char *model_string_at(const tf_model *m, size_t idx);
+const char *tf_model_string_at(const tf_model *m, size_t idx);
 
 /* Text upstream's GetString(StringRef) yields ("???" for unresolved). */
-const char *model_strref_text(const tf_model *m, tf_strref ref);
+const char *tf_model_strref_text(const tf_model *m, tf_strref ref);
 
 /* Text for a client pointer resolved through the pointer map ("???"). */
-const char *model_pointer_text(const tf_model *m, uint64_t ptr);
+const char *tf_model_pointer_text(const tf_model *m, uint64_t ptr);
 
 /* Text of a raw StringIdx value (NULL when 0 or out of range). */
-const char *model_sidx_text(const tf_model *m, uint32_t sidx);
+const char *tf_model_sidx_text(const tf_model *m, uint32_t sidx);
 
 /* Source location for an id (NULL if the id does not resolve).  32767 is
  * upstream's reserved "empty" location (all fields unset). */
-const tf_srcloc *model_srcloc(const tf_model *m, int16_t id);
+const tf_srcloc *tf_model_srcloc(const tf_model *m, int16_t id);
 
 /* Compressed thread number the loader assigns to a §5.20 thread id. */
-uint16_t model_thread_number(const tf_model *m, uint64_t tid);
+uint16_t tf_model_thread_number(const tf_model *m, uint64_t tid);
 
 #endif

@@ -40,7 +40,7 @@ static void write_sections(const tf_model *m, FILE *out)
         fprintf(out, "section category %u: %zu items\n", m->sections[i].category, m->sections[i].count);
     fprintf(out, "section descriptions: %zu\n", m->section_desc_count);
     for (size_t i = 0; i < m->section_desc_count; i++) {
-        const char *s = model_sidx_text(m, m->section_descs[i].text_sidx);
+        const char *s = tf_model_sidx_text(m, m->section_descs[i].text_sidx);
         fprintf(out, "section description %u: '%s'\n", m->section_descs[i].category, s ? s : "");
     }
 }

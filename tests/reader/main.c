@@ -181,7 +181,7 @@ int main(int argc, char **argv)
     tfread *r = NULL;
     tf_model m;
     tf_stats s;
-    model_init(&m);
+    tf_model_init(&m);
     stats_init(&s, &(stats_options){ 0 });
     status = load_and_check(&a, &r, &m, &s);
     if (status < 0) {
@@ -196,7 +196,7 @@ int main(int argc, char **argv)
         }
     }
     stats_free(&s);
-    model_free(&m);
+    tf_model_free(&m);
     tfread_close(r);
     return status;
 }

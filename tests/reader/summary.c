@@ -7,7 +7,7 @@
 static const char *string_by_id(const tf_model *m, uint64_t id)
 {
     const uint64_t *idx = rhorder_find(&m->string_by_id, id);
-    return idx ? model_string_at(m, (size_t)*idx) : NULL;
+    return idx ? tf_model_string_at(m, (size_t)*idx) : NULL;
 }
 
 static const char *thread_name(const tf_model *m, uint64_t tid)
@@ -29,7 +29,7 @@ static const char *thread_name(const tf_model *m, uint64_t tid)
 
 static const char *sidx_or_empty(const tf_model *m, uint32_t sidx)
 {
-    const char *s = model_sidx_text(m, sidx);
+    const char *s = tf_model_sidx_text(m, sidx);
     return s ? s : "";
 }
 
@@ -103,7 +103,7 @@ static void write_item_lines(const tf_model *m, FILE *out)
 {
     for (size_t i = 0; i < m->frameset_count; i++) {
         const tf_frameset *f = &m->framesets[i];
-        fprintf(out, "frameset '%s': %zu frames, continuous=%u\n", model_pointer_text(m, f->name), f->count,
+        fprintf(out, "frameset '%s': %zu frames, continuous=%u\n", tf_model_pointer_text(m, f->name), f->count,
                 f->continuous);
     }
     for (size_t i = 0; i < m->thread_count; i++) {
@@ -119,7 +119,7 @@ static void write_item_lines(const tf_model *m, FILE *out)
     for (size_t i = 0; i < m->pool_count; i++) {
         const tf_mem_pool *p = &m->pools[i];
         fprintf(out, "mempool '%s': events=%zu active=%" PRIu64 "\n",
-                p->name ? model_pointer_text(m, p->name) : "(default)", p->count, p->active_count);
+                p->name ? tf_model_pointer_text(m, p->name) : "(default)", p->count, p->active_count);
     }
     for (size_t i = 0; i < m->gpu_ctx_count; i++) {
         const tf_gpu_ctx *c = &m->gpu_ctxs[i];
@@ -129,10 +129,10 @@ static void write_item_lines(const tf_model *m, FILE *out)
     for (size_t i = 0; i < m->plot_count; i++) {
         const tf_plot *p = &m->plots[i];
         fprintf(out, "plot '%s': type=%u format=%u points=%zu\n",
-                p->name ? model_pointer_text(m, p->name) : "(internal)", p->type, p->format, p->count);
+                p->name ? tf_model_pointer_text(m, p->name) : "(internal)", p->type, p->format, p->count);
     }
     for (size_t i = 0; i < m->app_info_count; i++)
-        fprintf(out, "appinfo: %s\n", model_strref_text(m, m->app_info[i]));
+        fprintf(out, "appinfo: %s\n", tf_model_strref_text(m, m->app_info[i]));
     for (size_t i = 0; i < m->section_count; i++)
         fprintf(out, "section category %u: %zu items\n", m->sections[i].category, m->sections[i].count);
     for (size_t i = 0; i < m->source_file_count; i++)
@@ -140,7 +140,7 @@ static void write_item_lines(const tf_model *m, FILE *out)
                 m->source_files[i].data_len);
     if (m->crash.thread || m->crash.time || m->crash.message)
         fprintf(out, "crash: thread %" PRIu64 " time %" PRId64 " message '%s' callstack %u\n", m->crash.thread,
-                m->crash.time, model_pointer_text(m, m->crash.message), m->crash.callstack);
+                m->crash.time, tf_model_pointer_text(m, m->crash.message), m->crash.callstack);
 }
 
 void summary_write(const tf_model *m, FILE *out)

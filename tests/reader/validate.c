@@ -72,7 +72,7 @@ static int strref_ok(const tf_model *m, tf_strref r)
 /* A source-location id that a zone, lock or GPU zone may use. */
 static int srcloc_id_ok(const tf_model *m, int16_t id)
 {
-    return id != 0 && model_srcloc(m, id) != NULL;
+    return id != 0 && tf_model_srcloc(m, id) != NULL;
 }
 
 /* Insert key into a set; reports duplicates (returns 0) and OOM (-1). */
@@ -236,7 +236,7 @@ static void check_string_ids(vctx *v)
     for (size_t i = 0; i < m->string_count; i++) {
         if (set_add(v, &ids, m->strings[i].id) == 0)
             violation(v, 6, "string %zu: duplicate id 0x%" PRIx64, i, m->strings[i].id);
-        if (strlen(model_string_at(m, i)) != m->strings[i].len)
+        if (strlen(tf_model_string_at(m, i)) != m->strings[i].len)
             violation(v, 6, "string %zu: contains a NUL byte", i);
     }
     rhorder_free(&ids);
