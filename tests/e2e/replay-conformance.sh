@@ -5,6 +5,7 @@
 # tracy-capture through the replay tool (with --protocol N: a recording of
 # protocol N, which the replay tool then speaks; our capture finds it by
 # its version search), then checks:
+#  - that --csv wrote the fixture's capture.csv;
 #  - with our own reader, that the saved file (in the format of the
 #    client's release, the default) gives exactly the fixture's
 #    tracy-csvexport output (default, -e, -u, -m, -g);
@@ -43,14 +44,15 @@ skip_unless_replayable "$fx"
 make_tmp
 
 if [ "${CONFORMANCE_MODE:-replay}" = recover ]; then
-    "$capture" -o "$tmp/out.tracy" --recover "$fx/client-to-server.bin" $proto_opt -q 2>"$tmp/capture.err"
+    "$capture" -o "$tmp/out.tracy" --recover "$fx/client-to-server.bin" $proto_opt -q --csv "$tmp/out.csv" \
+        2>"$tmp/capture.err"
     rc=$?
 else
     start_replay "$replay" --version "$protocol" --linger 20 --save-s2c "$tmp/s2c.bin" "$fx"
 
     # Answers to the disassembly-driven queries of upstream are not ours to
     # wait for in a replay: keep the end wait short.
-    "$capture" -o "$tmp/out.tracy" -p "$port" --spool "$tmp/spool.bin" --keep-spool --connect-timeout 10 \
+    "$capture" -o "$tmp/out.tracy" -p "$port" --spool "$tmp/spool.bin" --keep-spool --connect-timeout 10 --csv "$tmp/out.csv" \
         --end-timeout 1 -q 2>"$tmp/capture.err"
     rc=$?
     wait $rpid
@@ -61,6 +63,12 @@ cat "$tmp/capture.err"
 if [ -s "$tmp/capture.err" ]; then echo "FAIL: $name: unexpected diagnostics"; exit 1; fi
 
 fail=0
+# --csv: tracy-csvexport's default output of the saved file
+if cmp -s "$tmp/out.csv" "$fx/capture.csv"; then
+    echo "ok: $name --csv matches capture.csv"
+else
+    echo "FAIL: $name: the --csv file differs from capture.csv:"; diff "$tmp/out.csv" "$fx/capture.csv" | head -10; fail=1
+fi
 check() { # file mode expected-file
     if ! "$reader" $2 "$1" > "$tmp/got.csv"; then
         echo "FAIL: $name: our reader rejected our file $(basename "$1") ($2)"; fail=1; return
