@@ -13,6 +13,8 @@ complete -c tracy-capture -l keep-spool -d 'Keep the spool after a successful sa
 complete -c tracy-capture -l no-spool -d 'Do not spool'
 complete -c tracy-capture -l protocol -x -a '82 76 74 72 69 66 64 0.14 0.14.0 0.13 0.13.0 0.13.1 0.12 0.12.0 0.12.1 0.12.2 5479a42 0.11.1 0.11 0.11.0 0.10 0.10.0' -d 'Speak only this protocol (or release) instead of searching'
 complete -c tracy-capture -l format -x -a '0.14 0.14.0 0.13 0.13.0 0.13.1 0.12 0.12.0 0.12.1 0.12.2 0.11.2 5479a42 0.11.1 0.11 0.11.0 0.10 0.10.0' -d 'Save in the file format of a Tracy release'
+complete -c tracy-capture -l csv -r -F -d 'After the save, write what tracy-csvexport prints of the trace to CSV'
+complete -c tracy-capture -l csv-args -x -d 'tracy-csvexport options for --csv (-f -c -s -e -u -g -m -p -t)'
 complete -c tracy-capture -s q -l quiet -d 'Print only errors and warnings'
 complete -c tracy-capture -s h -l help -d 'Show help'
 complete -c tracy-capture -s V -l version -d 'Show version'
