@@ -56,6 +56,7 @@ static void name_client(client_t *cl)
 static void open_spool(client_t *cl)
 {
     const int err = spool_open(&cl->cap.spool, cl->spool_path, false);
+    if (!err) spool_drop_behind(&cl->cap.spool);
     if (err) {
         cl->cap.spool.fd = -1;
         label_client(cl);
