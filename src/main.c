@@ -192,8 +192,11 @@ static int save_trace(capture_t *c, int rc)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     /* by default the format of the client's own release, which its profiler opens */
     const file_format_t *format = c->opts->format ? c->opts->format : file_format_by_name(c->session.desc->file_format);
-    save_opts_t so = { .level = 3, .streams = format->legacy ? 1 : 4, .format = format, .replace = c->opts->force,
-                       .tmp_path = &save_tmp_path };
+    save_opts_t so = { .format = format, .replace = c->opts->force, .tmp_path = &save_tmp_path };
+    file_opts_apply(&c->opts->file, format, &so);
+    char why[160];
+    if (file_opts_check(&c->opts->file, format, why, sizeof why))   /* the client's release: 0.10 */
+        diag_warn("%s: saved with one", why);
     model_finish(&c->session.model);
     const int placed = writer_save(&c->session.model, c->save_path, &so);
     if (placed < 0) {
@@ -207,9 +210,13 @@ static int save_trace(capture_t *c, int rc)
     close_spool(c, true);
     snprintf(save_abandoned_msg, sizeof save_abandoned_msg, "\ntracy-capture: interrupted; the trace is saved as %s\n",
              so.saved_as);
-    if (!c->opts->quiet)
-        summary_saved(c, format->name, so.file_bytes, so.payload_bytes,
+    if (!c->opts->quiet) {
+        char how[256], saved_as[320];
+        file_opts_describe(&so, how, sizeof how);
+        snprintf(saved_as, sizeof saved_as, "%s (%s)", format->name, how);
+        summary_saved(c, saved_as, so.file_bytes, so.payload_bytes,
                       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    }
     if (so.one_stream && !format->legacy)   /* the 0.10 container has only one */
         diag_warn("memory ran out for %d compression streams at once; the trace was saved with one", so.streams);
     if (placed == 1) {

@@ -13,7 +13,7 @@
 #include "protocols.h"
 
 enum { OPT_CONNECT_TIMEOUT = 256, OPT_END_TIMEOUT, OPT_RECOVER, OPT_SPOOL, OPT_KEEP_SPOOL, OPT_NO_SPOOL,
-       OPT_PROTOCOL, OPT_FORMAT };
+       OPT_PROTOCOL, OPT_FORMAT, OPT_LZ4, OPT_LZ4HC, OPT_LZ4_EXTREME, OPT_STRIP };
 
 static const struct option long_options[] = {
     { "output", required_argument, NULL, 'o' },
@@ -30,6 +30,12 @@ static const struct option long_options[] = {
     { "no-spool", no_argument, NULL, OPT_NO_SPOOL },
     { "protocol", required_argument, NULL, OPT_PROTOCOL },
     { "format", required_argument, NULL, OPT_FORMAT },
+    { "zstd", required_argument, NULL, 'z' },
+    { "streams", required_argument, NULL, 'j' },
+    { "lz4", no_argument, NULL, OPT_LZ4 },
+    { "lz4hc", no_argument, NULL, OPT_LZ4HC },
+    { "lz4-extreme", no_argument, NULL, OPT_LZ4_EXTREME },
+    { "strip", required_argument, NULL, OPT_STRIP },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
@@ -71,6 +77,16 @@ static void print_help(FILE *out)
         "                             for its tools (0.10 .. 0.14; default: that of\n"
         "                             the client's release; what the format cannot\n"
         "                             hold is left out)\n"
+        "  -z, --zstd LEVEL           zstd compression level (default 3; up to 22, the\n"
+        "                             smallest; negative ones, to -131072, faster)\n"
+        "      --lz4, --lz4hc, --lz4-extreme\n"
+        "                             LZ4 compression instead (fast; high; highest)\n"
+        "  -j, --streams N            compression streams (default 4; 1 to 255, -1: one\n"
+        "                             per core; the 0.10 format has one)\n"
+        "      --strip FLAGS          leave data out of the file, as tracy-update -s:\n"
+        "                             l locks, m messages, p plots, M memory, i frame\n"
+        "                             images, c context switches, s sampling data,\n"
+        "                             C symbol code, S source cache\n"
         "  -q, --quiet                print only errors and warnings\n"
         "  -h, --help                 show this help and exit\n"
         "  -V, --version              show the version and exit\n"
@@ -163,6 +179,8 @@ static int parse_format(const char *arg, const file_format_t **out)
 /* Options that cannot go together, and values that cannot be empty. */
 static int check_combination(const options_t *o)
 {
+    char why[160];
+    if (o->format && file_opts_check(&o->file, o->format, why, sizeof why)) return usage_error("%s", why);
     if (!o->output) return usage_error("%s", "no output file: use -o FILE");
     if (!o->output[0]) return usage_error("%s", "-o needs a file name, not ''");
     if (!o->address[0]) return usage_error("%s", "-a needs an address or host name, not ''");
@@ -178,10 +196,11 @@ static int check_combination(const options_t *o)
 int cli_parse(options_t *o, int argc, char **argv)
 {
     *o = (options_t){ .address = "127.0.0.1", .port = "8086", .seconds = -1, .connect_timeout = -1,
-                      .end_timeout = 10 };
+                      .end_timeout = 10, .file = FILE_OPTS_DEFAULT };
     int c, before = optind;
+    char why[512];
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:a:p:fs:m:qhV", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:a:p:fs:m:z:j:qhV", long_options, NULL)) != -1) {
         switch (c) {
         case 'o': o->output = optarg; break;
         case 'a': o->address = optarg; break;
@@ -226,6 +245,23 @@ int cli_parse(options_t *o, int argc, char **argv)
             break;
         case OPT_FORMAT:
             if (parse_format(optarg, &o->format)) return EXIT_USAGE;
+            break;
+        case 'z':
+            if (file_opts_level(&o->file, optarg, why, sizeof why)) return usage_error("%s", why);
+            break;
+        case 'j':
+            if (file_opts_streams(&o->file, optarg, why, sizeof why)) return usage_error("%s", why);
+            break;
+        case OPT_LZ4:
+        case OPT_LZ4HC:
+        case OPT_LZ4_EXTREME: {
+            const tfile_codec_t codec = c == OPT_LZ4 ? TFILE_LZ4 : c == OPT_LZ4HC ? TFILE_LZ4HC : TFILE_LZ4_EXTREME;
+            const char *name = c == OPT_LZ4 ? "--lz4" : c == OPT_LZ4HC ? "--lz4hc" : "--lz4-extreme";
+            if (file_opts_codec(&o->file, codec, name, why, sizeof why)) return usage_error("%s", why);
+            break;
+        }
+        case OPT_STRIP:
+            if (file_opts_strip(&o->file, optarg, why, sizeof why)) return usage_error("%s", why);
             break;
         case 'q': o->quiet = true; break;
         case 'h': print_help(stdout); return EXIT_OK;

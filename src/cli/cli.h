@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fileopts.h"
 #include "format.h"
 
 /* Exit codes (documented in man/tracy-capture.1). 0-5 are upstream's. */
@@ -38,6 +39,7 @@ typedef struct {
     bool no_spool, keep_spool;
     const struct proto_desc *protocol;   /* --protocol: offer only this one (NULL: the version search) */
     const file_format_t *format; /* --format; NULL: the default */
+    file_opts_t file;            /* -z, -j, --lz4*, --strip */
 } options_t;
 
 /* A non-negative number of seconds, fractions allowed, into *out (at most

@@ -1058,11 +1058,12 @@ START_TEST(contradictory_and_empty_options_are_refused)
         { { "-o", "OUT", "--keep-spool", "--no-spool", NULL }, "--keep-spool and --no-spool contradict" },
         { { "-o", "OUT", "--recover", "REC", "--keep-spool", NULL }, "--recover reads a recording" },
         { { "-o", "OUT", "--connect-timeout", "0", NULL }, "above 0" },
-        { { "-o", "OUT", "-fz", NULL }, "unknown option '-z'" },
+        { { "-o", "OUT", "-fY", NULL }, "unknown option '-Y'" },
         { { "-o", "OUT", "-fp", NULL }, "option '-p' needs an argument" },
         { { "-o", "OUT", "-p", "+80", NULL }, "invalid port '+80'" },
         { { "-o", "OUT", "--quiet=1", NULL }, "option '--quiet' takes no argument" },
-        { { "-o", "OUT", "--quiet", "-zf", NULL }, "unknown option '-z'" },
+        { { "-o", "OUT", "--quiet", "-Yf", NULL }, "unknown option '-Y'" },
+        { { "-o", "OUT", "-fz", NULL }, "option '-z' needs an argument" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *argv[10] = { (char *)prog.capture };

@@ -19,5 +19,6 @@ Suite *announce_suite(void);
 Suite *names_suite(void);
 Suite *listen_suite(void);
 Suite *pool_suite(void);
+Suite *fileopts_suite(void);
 
 #endif
