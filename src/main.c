@@ -23,7 +23,9 @@
 #include "recover.h"
 #include "report.h"
 #include "protocols.h"
+#include "require.h"
 #include "spool.h"
+#include "summary.h"
 #include "writer.h"
 
 /* The one capture context; the save-time signal handler needs to see it. */
@@ -174,7 +176,7 @@ static void prepare_abandon_message(const capture_t *c)
                  "\ntracy-capture: interrupted while saving: the trace is not saved\n");
 }
 
-static int save_trace(capture_t *c, int rc)
+static int save_trace(capture_t *c, int rc, summary_t *sum)
 {
     prepare_abandon_message(c);
     struct sigaction sa = { .sa_handler = on_signal_while_saving };
@@ -183,7 +185,8 @@ static int save_trace(capture_t *c, int rc)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 
-    if (!c->opts->quiet) summary_capture(c);
+    summary_start(c, sum);
+    if (!c->opts->quiet) summary_capture(c, sum);
     struct stat st;
     if (!c->opts->quiet && c->opts->force && stat(c->save_path, &st) == 0 && S_ISFIFO(st.st_mode))
         diag_note("waiting for a reader of the FIFO %s (a signal abandons the save)", c->save_path);
@@ -198,6 +201,8 @@ static int save_trace(capture_t *c, int rc)
     if (file_opts_check(&c->opts->file, format, why, sizeof why))   /* the client's release: 0.10 */
         diag_warn("%s: saved with one", why);
     model_finish(&c->session.model);
+    summary_count(c, sum);
+    sum->format = format->name;
     const int placed = writer_save(&c->session.model, c->save_path, &so);
     if (placed < 0) {
         if (!c->opts->quiet) summary_save_failed(c);
@@ -205,17 +210,21 @@ static int save_trace(capture_t *c, int rc)
         return EXIT_SAVE_FAILED;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    sum->saved = true;
+    snprintf(sum->path, sizeof sum->path, "%s", so.saved_as);
+    sum->file_bytes = so.file_bytes;
+    sum->payload_bytes = so.payload_bytes;
+    sum->save_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    file_opts_describe(&so, sum->compression, sizeof sum->compression);
     /* the trace is safe: the spool goes (or stays, as close_spool says),
      * and a signal from here on says the trace is saved */
     close_spool(c, true);
     snprintf(save_abandoned_msg, sizeof save_abandoned_msg, "\ntracy-capture: interrupted; the trace is saved as %s\n",
              so.saved_as);
     if (!c->opts->quiet) {
-        char how[256], saved_as[320];
-        file_opts_describe(&so, how, sizeof how);
-        snprintf(saved_as, sizeof saved_as, "%s (%s)", format->name, how);
-        summary_saved(c, saved_as, so.file_bytes, so.payload_bytes,
-                      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+        char saved_as[320];
+        snprintf(saved_as, sizeof saved_as, "%s (%s)", format->name, sum->compression);
+        summary_saved(c, saved_as, so.file_bytes, so.payload_bytes, sum->save_seconds);
     }
     if (so.one_stream && !format->legacy)   /* the 0.10 container has only one */
         diag_warn("memory ran out for %d compression streams at once; the trace was saved with one", so.streams);
@@ -225,7 +234,21 @@ static int save_trace(capture_t *c, int rc)
                    "the trace is saved as %s", c->opts->output, so.saved_as);
         if (rc == EXIT_OK) rc = EXIT_OUTPUT_EXISTS;
     }
-    if (!c->opts->quiet) summary_features(c);
+    if (!c->opts->quiet) summary_families(sum);
+    return rc;
+}
+
+/* After the save: the families --require names that the trace lacks (a
+ * status of the capture's own wins over theirs), and the --summary-json
+ * file with the final status. */
+static int check_and_report(capture_t *c, summary_t *sum, int rc)
+{
+    if (sum->missing) {
+        require_report(sum->missing, &sum->counts, c->session.model.sampling_period);
+        if (rc == EXIT_OK) rc = EXIT_REQUIRE_UNMET;
+    }
+    if (c->opts->summary_json && summary_json_write(c->opts->summary_json, c, sum, rc) != 0 && rc == EXIT_OK)
+        rc = EXIT_SAVE_FAILED;
     return rc;
 }
 
@@ -250,8 +273,11 @@ int main(int argc, char **argv)
      * trace: EFBIG, reported, instead of a silent death. */
     signal(SIGXFSZ, SIG_IGN);
     console_init("tracy-capture");
+    console_quiet(opts.quiet);
+    require_warn_preload("tracy-capture");
     capture_t *c = &the_capture;
     rc = output_prepare(&opts, &c->save_path);
+    if (rc == EXIT_OK) rc = summary_json_prepare(&opts, c->save_path);
     if (rc != EXIT_OK) return rc;
     c->opts = &opts;
     c->tty = isatty(STDOUT_FILENO);
@@ -271,8 +297,10 @@ int main(int argc, char **argv)
     bool saved = false;
     if (c->session.welcomed && c->outcome != OUT_CANNOT_RUN) {
         report_failures(&c->session.model);
-        rc = save_trace(c, rc);
+        summary_t sum;
+        rc = save_trace(c, rc, &sum);
         saved = rc != EXIT_SAVE_FAILED;
+        rc = check_and_report(c, &sum, rc);
     }
     close_spool(c, saved);
     free(spool_path);

@@ -11,9 +11,11 @@
 #include "config.h"
 #include "disasm.h"
 #include "protocols.h"
+#include "require.h"
 
 enum { OPT_CONNECT_TIMEOUT = 256, OPT_END_TIMEOUT, OPT_RECOVER, OPT_SPOOL, OPT_KEEP_SPOOL, OPT_NO_SPOOL,
-       OPT_PROTOCOL, OPT_FORMAT, OPT_LZ4, OPT_LZ4HC, OPT_LZ4_EXTREME, OPT_STRIP };
+       OPT_PROTOCOL, OPT_FORMAT, OPT_LZ4, OPT_LZ4HC, OPT_LZ4_EXTREME, OPT_STRIP, OPT_REQUIRE,
+       OPT_SUMMARY_JSON };
 
 static const struct option long_options[] = {
     { "output", required_argument, NULL, 'o' },
@@ -36,6 +38,8 @@ static const struct option long_options[] = {
     { "lz4hc", no_argument, NULL, OPT_LZ4HC },
     { "lz4-extreme", no_argument, NULL, OPT_LZ4_EXTREME },
     { "strip", required_argument, NULL, OPT_STRIP },
+    { "require", required_argument, NULL, OPT_REQUIRE },
+    { "summary-json", required_argument, NULL, OPT_SUMMARY_JSON },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
@@ -87,7 +91,15 @@ static void print_help(FILE *out)
         "                             l locks, m messages, p plots, M memory, i frame\n"
         "                             images, c context switches, s sampling data,\n"
         "                             C symbol code, S source cache\n"
-        "  -q, --quiet                print only errors and warnings\n"
+        "      --require LIST         after saving, exit 9 if the trace holds nothing of\n"
+        "                             one of these comma-separated families, saying\n"
+        "                             why: zones, frames, messages, plots, locks,\n"
+        "                             memory, callstacks, sampling, context-switches,\n"
+        "                             gpu, source-files\n"
+        "      --summary-json FILE    write the summary's numbers, the families, the\n"
+        "                             exit status and the trace's format and path to\n"
+        "                             FILE as a JSON object (replaced if it exists)\n"
+        "  -q, --quiet                print only errors\n"
         "  -h, --help                 show this help and exit\n"
         "  -V, --version              show the version and exit\n"
         "\n"
@@ -98,8 +110,11 @@ static void print_help(FILE *out)
         "too little memory to start (ulimit -n, -v), 2 client not available,\n"
         "3 client dropped the handshake, 4 output exists, 5 output not writable,\n"
         "6 connect timeout, 7 saving failed or out of memory, 8 stream broken (data\n"
-        "before it saved), 130 aborted by a second signal, or by a signal before\n"
-        "any data.\n"
+        "before it saved), 9 saved but a --require family missing (another failure's\n"
+        "status comes first), 130 aborted by a second signal, or by a signal\n"
+        "before any data.\n"
+        "tracy-capture warns when it runs with LD_PRELOAD set: run it with\n"
+        "'env -u LD_PRELOAD tracy-capture ...'.\n"
         "See tracy-capture(1).\n");
 }
 
@@ -186,6 +201,7 @@ static int check_combination(const options_t *o)
     if (!o->address[0]) return usage_error("%s", "-a needs an address or host name, not ''");
     if (o->spool && !o->spool[0]) return usage_error("%s", "--spool needs a path, not ''");
     if (o->recover && !o->recover[0]) return usage_error("%s", "--recover needs a recording, not ''");
+    if (o->summary_json && !o->summary_json[0]) return usage_error("%s", "--summary-json needs a file name, not ''");
     if (o->no_spool && o->spool) return usage_error("%s", "--spool and --no-spool contradict each other");
     if (o->no_spool && o->keep_spool) return usage_error("%s", "--keep-spool and --no-spool contradict each other");
     if (o->recover && (o->spool || o->keep_spool))
@@ -263,6 +279,10 @@ int cli_parse(options_t *o, int argc, char **argv)
         case OPT_STRIP:
             if (file_opts_strip(&o->file, optarg, why, sizeof why)) return usage_error("%s", why);
             break;
+        case OPT_REQUIRE:
+            if (require_parse(optarg, &o->require)) return EXIT_USAGE;
+            break;
+        case OPT_SUMMARY_JSON: o->summary_json = optarg; break;
         case 'q': o->quiet = true; break;
         case 'h': print_help(stdout); return EXIT_OK;
         case 'V': {

@@ -20,6 +20,7 @@ enum exit_code {
     EXIT_CONNECT_TIMEOUT = 6,  /* no client answered within --connect-timeout */
     EXIT_SAVE_FAILED = 7,
     EXIT_STREAM_BROKEN = 8,    /* corrupt or undecodable data; what came before is saved */
+    EXIT_REQUIRE_UNMET = 9,    /* saved, but a family --require names is missing (a status above wins) */
     EXIT_ABORTED = 130,        /* second signal */
 };
 
@@ -40,6 +41,8 @@ typedef struct {
     const struct proto_desc *protocol;   /* --protocol: offer only this one (NULL: the version search) */
     const file_format_t *format; /* --format; NULL: the default */
     file_opts_t file;            /* -z, -j, --lz4*, --strip */
+    uint32_t require;            /* --require: families the capture must hold (families.h, a family_set_t) */
+    const char *summary_json;    /* --summary-json: write the summary's numbers here (NULL: nowhere) */
 } options_t;
 
 /* A non-negative number of seconds, fractions allowed, into *out (at most
