@@ -19,6 +19,11 @@ complete -c tracy-capture -l lz4hc -d 'LZ4 HC compression'
 complete -c tracy-capture -l lz4-extreme -d 'LZ4 HC at its highest level (very slow)'
 complete -c tracy-capture -s j -l streams -x -d 'Compression streams (default 4; -1: one per core)'
 complete -c tracy-capture -l strip -x -a 'l\tlocks m\tmessages p\tplots M\tmemory i\t"frame images" c\t"context switches" s\t"sampling data" C\t"symbol code" S\t"source cache"' -d 'Leave data out of the file (tracy-update -s letters)'
-complete -c tracy-capture -s q -l quiet -d 'Print only errors and warnings'
+function __tracy_capture_families
+    printf '%s\n' zones frames messages plots locks memory callstacks sampling context-switches gpu source-files
+end
+complete -c tracy-capture -l require -x -a '(__fish_complete_list , __tracy_capture_families)' -d 'Exit 9 after saving if the trace lacks one of these families'
+complete -c tracy-capture -l summary-json -r -F -d 'Write the summary as JSON to FILE'
+complete -c tracy-capture -s q -l quiet -d 'Print only errors'
 complete -c tracy-capture -s h -l help -d 'Show help'
 complete -c tracy-capture -s V -l version -d 'Show version'
