@@ -2376,8 +2376,8 @@ END_TEST
 
 /* --summary-json: replaces what was there with the whole object, leaves
  * no temporary file, says the same of a --recover of the capture's
- * spool; it may not be the output, and an unwritable place is refused
- * before connecting (exit 5). */
+ * spool, the client's program name escaped as JSON; it may not be the
+ * output, and an unwritable place is refused before connecting (exit 5). */
 START_TEST(summary_json_is_whole_and_also_written_by_recover)
 {
     tmp_t t = tmp_make();
@@ -2389,7 +2389,9 @@ START_TEST(summary_json_is_whole_and_also_written_by_recover)
     FILE *old = fopen(json, "w");
     fputs("{\"stale\": true, and not even JSON", old);
     fclose(old);
-    client_t c = client_start("--scenario", "normal", "--manifest", t.manifest, NULL);
+    /* a program name JSON must escape, not all of it UTF-8 */
+    client_t c = client_start("--scenario", "normal", "--manifest", t.manifest, "--name", "caf\xc3\xa9 \"q\"\\ \xff",
+                              NULL);
     split_run_t r = capture_split("-o", t.out, "-p", c.port, "--connect-timeout", "10", "--keep-spool",
                                   "--summary-json", json, NULL);
     ck_assert_int_eq(client_finish(&c), 0);
@@ -2406,7 +2408,8 @@ START_TEST(summary_json_is_whole_and_also_written_by_recover)
     snprintf(code, sizeof code,
              "assert 'stale' not in d and d['status'] == 0 and d['saved'] is True, d\n"
              "assert d['path'] == arg and d['format'] == '0.14.0', d\n"
-             "assert d['client'] == {'program': 'tracy-test-client', 'release': '0.14.0', 'protocol': 82}, d\n"
+             "assert d['client'] == {'program': 'caf\\xe9 \"q\"\\\\ \\ufffd', 'release': '0.14.0', "
+             "'protocol': 82}, d['client']\n"
              "assert '{:,}'.format(d['frames']) == '%.*s', d['frames']\n"
              "assert d['zones'] == 3966 and d['time_span_ns'] > 0 and d['elapsed_ns'] > 0, d\n"
              "assert d['trace_bytes'] == %lld and d['payload_bytes'] > d['trace_bytes'] > 0, d\n"

@@ -20,5 +20,6 @@ Suite *names_suite(void);
 Suite *listen_suite(void);
 Suite *pool_suite(void);
 Suite *fileopts_suite(void);
+Suite *families_suite(void);
 
 #endif
