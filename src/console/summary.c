@@ -86,16 +86,16 @@ void summary_families(const summary_t *s)
 
 /* ---- the JSON file ---------------------------------------------------------------- */
 
-/* Where the JSON goes: through a symbolic link to a file, that file (the
- * link stays); else the path itself. */
+/* Where the JSON goes: through symbolic links to a file, or to nowhere,
+ * the name they lead to (the links stay); else (a device or FIFO behind a
+ * link, a loop) the path itself. */
 static char *json_target(const char *path)
 {
     struct stat st;
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-        char *real = realpath(path, NULL);
-        if (real) return real;
-    }
-    return xstrdup(path);
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode)) return xstrdup(path);
+    if (stat(path, &st) == 0 ? !S_ISREG(st.st_mode) : errno != ENOENT) return xstrdup(path);
+    char *target = output_link_target(path);
+    return target ? target : xstrdup(path);
 }
 
 /* A file beside target, created for writing (mode 0666 less the umask);

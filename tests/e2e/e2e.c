@@ -2431,6 +2431,18 @@ START_TEST(summary_json_is_whole_and_also_written_by_recover)
                           "assert d['status'] == 9 and d['missing'] == ['gpu'], d\n", json);
     split_free(&r);
 
+    /* through a link to nowhere: the file it names is made, the link stays */
+    char link[200], target[200];
+    snprintf(link, sizeof link, "%s/link.json", t.dir);
+    snprintf(target, sizeof target, "%s/target.json", t.dir);
+    ck_assert_int_eq(symlink(target, link), 0);
+    r = capture_split("-f", "-o", out2, "--recover", spool, "--summary-json", link, NULL);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    struct stat lst;
+    ck_assert(lstat(link, &lst) == 0 && S_ISLNK(lst.st_mode));
+    ck_assert(stat(target, &lst) == 0 && S_ISREG(lst.st_mode) && lst.st_size > 100);
+    split_free(&r);
+
     /* the output itself, or a place that cannot be written: before connecting */
     char port[16];
     free_port(port, sizeof port);
