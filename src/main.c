@@ -201,7 +201,7 @@ static int save_trace(capture_t *c, int rc, summary_t *sum)
     if (file_opts_check(&c->opts->file, format, why, sizeof why))   /* the client's release: 0.10 */
         diag_warn("%s: saved with one", why);
     model_finish(&c->session.model);
-    summary_count(c, sum);
+    summary_count(c, sum, so.strip);
     sum->format = format->name;
     const int placed = writer_save(&c->session.model, c->save_path, &so);
     if (placed < 0) {
@@ -244,7 +244,7 @@ static int save_trace(capture_t *c, int rc, summary_t *sum)
 static int check_and_report(capture_t *c, summary_t *sum, int rc)
 {
     if (sum->missing) {
-        require_report(sum->missing, &sum->counts, c->session.model.sampling_period);
+        require_report(sum->missing, sum->stripped, &sum->counts, c->session.model.sampling_period);
         if (rc == EXIT_OK) rc = EXIT_REQUIRE_UNMET;
     }
     if (c->opts->summary_json && summary_json_write(c->opts->summary_json, c, sum, rc) != 0 && rc == EXIT_OK)

@@ -45,10 +45,15 @@ family_set_t require_missing(family_set_t required, const model_counts_t *k)
     return missing;
 }
 
-void require_report(family_set_t missing, const model_counts_t *k, int64_t sampling_period)
+void require_report(family_set_t missing, family_set_t stripped, const model_counts_t *k, int64_t sampling_period)
 {
     for (int f = 0; f < FAM_REQUIRABLE; f++) {
         if (!(missing & (1u << f))) continue;
+        if (stripped & (1u << f)) {
+            diag_error("--require %s: the trace holds nothing of it: --strip left it out of the file (the capture "
+                       "received some)", family_name((family_t)f));
+            continue;
+        }
         char why[640];
         diag_error("--require %s: the capture holds %s", family_name((family_t)f),
                    family_missing_text((family_t)f, k, sampling_period, why, sizeof why));

@@ -17,8 +17,9 @@ int require_parse(const char *list, family_set_t *set);
 family_set_t require_missing(family_set_t required, const model_counts_t *k);
 
 /* Say (as errors) what each family of `missing` lacks and its usual
- * causes; sampling_period is the client's. */
-void require_report(family_set_t missing, const model_counts_t *k, int64_t sampling_period);
+ * causes (for those of `stripped`: --strip); sampling_period is the
+ * client's. */
+void require_report(family_set_t missing, family_set_t stripped, const model_counts_t *k, int64_t sampling_period);
 
 /* Warn when this process runs with LD_PRELOAD set: the interposer meant
  * for the profiled program hooks the capture too. Returns whether it did. */

@@ -13,6 +13,7 @@
 #include "output.h"
 #include "progress.h"
 #include "require.h"
+#include "strip.h"
 #include "writer.h"
 
 /* ---- the console ---------------------------------------------------------------- */
@@ -40,9 +41,30 @@ void summary_capture(capture_t *c, const summary_t *s)
     fflush(stdout);
 }
 
-void summary_count(capture_t *c, summary_t *s)
+/* What --strip leaves out is not in the file: its counts go to 0 (the
+ * default pool stays). Returns the families it emptied. */
+static family_set_t strip_counts(model_counts_t *k, unsigned strip)
+{
+    const model_counts_t before = *k;
+    if (strip & STRIP_LOCKS) k->locks = k->lock_events = 0;
+    if (strip & STRIP_MESSAGES) k->messages = 0;
+    if (strip & STRIP_PLOTS) k->plots = k->system_plots = k->plot_points = 0;
+    if (strip & STRIP_MEMORY) k->memory_events = 0, k->memory_pools = 1;
+    if (strip & STRIP_FRAME_IMAGES) k->frame_images = 0;
+    if (strip & STRIP_CONTEXT_SWITCHES) k->context_switches = k->cpu_context_switches = k->fiber_runs = 0;
+    if (strip & STRIP_SAMPLES) k->samples = k->context_switch_samples = 0;
+    if (strip & STRIP_SYMBOL_CODE) k->symbol_code = k->symbol_code_bytes = 0;
+    if (strip & STRIP_SOURCE_CACHE) k->source_files = k->source_file_bytes = 0;
+    family_set_t emptied = 0;
+    for (int f = 0; f < FAM_COUNT; f++)
+        if (family_present((family_t)f, &before) && !family_present((family_t)f, k)) emptied |= 1u << f;
+    return emptied;
+}
+
+void summary_count(capture_t *c, summary_t *s, unsigned strip)
 {
     model_count(&c->session.model, &s->counts);
+    s->stripped = strip_counts(&s->counts, strip);
     s->missing = require_missing(s->required, &s->counts);
 }
 
@@ -65,22 +87,37 @@ static void family_line(family_t f, const model_counts_t *k, char *buf, size_t l
     }
 }
 
+/* The names of the requirable families of set, ", "-separated, into buf. */
+static void family_list(family_set_t set, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int f = 0; f < FAM_REQUIRABLE && o < len; f++) {
+        if (!(set & (1u << f))) continue;
+        int w = snprintf(buf + o, len - o, "%s%s", o ? ", " : "", family_name((family_t)f));
+        if (w < 0) break;
+        o += (size_t)w;
+    }
+}
+
 void summary_families(const summary_t *s)
 {
     printf("Captured:\n");
-    char empty[256] = "";
-    size_t o = 0;
+    family_set_t empty = 0;
     for (int f = 0; f < FAM_COUNT; f++) {
         if (family_present((family_t)f, &s->counts)) {
             char line[512];
             family_line((family_t)f, &s->counts, line, sizeof line);
             printf("  %-17s %s\n", family_name((family_t)f), line);
-        } else if (f < FAM_REQUIRABLE && o < sizeof empty) {
-            int w = snprintf(empty + o, sizeof empty - o, "%s%s", o ? ", " : "", family_name((family_t)f));
-            if (w > 0) o += (size_t)w;
+        } else if (!(s->stripped & (1u << f))) {
+            empty |= 1u << f;
         }
     }
-    if (empty[0]) printf("Not captured: %s\n", empty);
+    char list[256];
+    family_list(empty, list, sizeof list);
+    if (list[0]) printf("Not captured: %s\n", list);
+    family_list(s->stripped, list, sizeof list);
+    if (list[0]) printf("Left out by --strip: %s\n", list);
     fflush(stdout);
 }
 
@@ -251,8 +288,10 @@ static void json_body(FILE *f, const capture_t *c, const summary_t *s, int statu
     fputs("  },\n  \"empty\": ", f);
     family_set_t empty = 0;
     for (int i = 0; i < FAM_REQUIRABLE; i++)
-        if (!family_present((family_t)i, &s->counts)) empty |= 1u << i;
+        if (!family_present((family_t)i, &s->counts) && !(s->stripped & (1u << i))) empty |= 1u << i;
     json_families(f, empty);
+    fputs(",\n  \"stripped\": ", f);
+    json_families(f, s->stripped);
     fputs(",\n  \"required\": ", f);
     json_families(f, s->required);
     fputs(",\n  \"missing\": ", f);

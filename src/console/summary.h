@@ -23,8 +23,9 @@ typedef struct {
     char compression[256];       /* how it is compressed (file_opts_describe: "zstd 3, 4 streams") */
     uint64_t file_bytes, payload_bytes;
     double save_seconds;
-    /* what the capture holds, and what was required of it */
-    model_counts_t counts;
+    /* what the file holds, and what was required of it */
+    model_counts_t counts;       /* less what --strip left out */
+    family_set_t stripped;       /* families that had something, all left out by --strip */
     family_set_t required, missing;
 } summary_t;
 
@@ -32,10 +33,12 @@ typedef struct {
 void summary_start(capture_t *c, summary_t *s);
 /* Say them: "Frames: ...", "Time span: ...", "Zones: ...", "Elapsed time: ...". */
 void summary_capture(capture_t *c, const summary_t *s);
-/* What the model holds (once finished). */
-void summary_count(capture_t *c, summary_t *s);
+/* What the model holds (once finished), less what `strip` (STRIP_ flags)
+ * leaves out of the file. */
+void summary_count(capture_t *c, summary_t *s, unsigned strip);
 /* "Captured:", a line per family with something in it, then "Not
- * captured: ..." naming the requirable families with nothing. */
+ * captured: ..." naming the requirable families with nothing, and "Left
+ * out by --strip: ..." those it emptied. */
 void summary_families(const summary_t *s);
 
 /* Before connecting: the --summary-json file can be written (a temporary

@@ -2407,7 +2407,7 @@ START_TEST(summary_json_is_whole_and_also_written_by_recover)
     char code[1200];
     snprintf(code, sizeof code,
              "assert 'stale' not in d and d['status'] == 0 and d['saved'] is True, d\n"
-             "assert d['path'] == arg and d['format'] == '0.14.0', d\n"
+             "assert d['path'] == arg and d['format'] == '0.14.0' and d['compression'] == 'zstd 3, 4 streams', d\n"
              "assert d['client'] == {'program': 'caf\\xe9 \"q\"\\\\ \\ufffd', 'release': '0.14.0', "
              "'protocol': 82}, d['client']\n"
              "assert '{:,}'.format(d['frames']) == '%.*s', d['frames']\n"
@@ -2441,6 +2441,20 @@ START_TEST(summary_json_is_whole_and_also_written_by_recover)
     struct stat lst;
     ck_assert(lstat(link, &lst) == 0 && S_ISLNK(lst.st_mode));
     ck_assert(stat(target, &lst) == 0 && S_ISREG(lst.st_mode) && lst.st_size > 100);
+    split_free(&r);
+
+    /* what --strip leaves out is not in the file: missing, and said so */
+    r = capture_split("-f", "-o", out2, "--recover", spool, "--strip", "M", "--require", "memory,locks",
+                      "--summary-json", json2, NULL);
+    ck_assert_msg(r.rc == 9, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(!strcmp(r.err, "tracy-capture: error: --require memory: the trace holds nothing of it: --strip "
+                                 "left it out of the file (the capture received some)\n"), "%s", r.err);
+    ck_assert_msg(strstr(r.out, "\nNot captured: sampling, context-switches, gpu, source-files\n"
+                                "Left out by --strip: memory\n"), "%s", r.out);
+    if (python)
+        json_holds(json2, "assert d['stripped'] == ['memory'] and d['missing'] == ['memory'], d\n"
+                          "assert 'memory' not in d['empty'] and d['families']['memory']['memory_events'] == 0, d\n",
+                   NULL);
     split_free(&r);
 
     /* the output itself, or a place that cannot be written: before connecting */
