@@ -5,6 +5,9 @@
  *   bench-limits zstd FILE.tracy   recompress a .tracy payload with the
  *                                  capture's own writer (zstd level 3,
  *                                  4 streams, the capture's threads)
+ *   bench-limits codecs FILE.tracy the same with each compression the
+ *                                  capture offers: zstd 1, 3 and 9, LZ4,
+ *                                  LZ4HC and extreme LZ4HC (4 streams)
  *   bench-limits decode RECORDING [LOG]  feed a recording through the
  *                                  session (frames, events, model) without
  *                                  a socket; report the zone log's size
@@ -115,21 +118,42 @@ static uint8_t *payload_of(const uint8_t *file, size_t len, size_t *out_len)
     return out;
 }
 
-static int bench_zstd(const char *path)
+/* Compress the payload as p says into /dev/null; print the line for it. */
+static void compress_into_sink(const char *label, const tfile_params_t *p, const uint8_t *payload, size_t plen)
 {
-    size_t n, plen;
-    uint8_t *file = read_all(path, &n);
-    uint8_t *payload = payload_of(file, n, &plen);
     FILE *sink = fopen("/dev/null", "wb");
     tfile_t t;
     const double t0 = now(), c0 = cpu_seconds();
-    tfile_open(&t, sink, 3, 4, tfile_workers_for(4));
+    tfile_open_with(&t, sink, p);
     tfile_write(&t, payload, plen);
     tfile_close(&t);
     const double dt = now() - t0, cpu = cpu_seconds() - c0;
     fclose(sink);
-    printf("zstd-3x4 %zu bytes in %.3f s, %.2f s CPU (%.0f MB/s of payload, %llu bytes out)\n", plen, dt, cpu,
+    printf("%s %zu bytes in %.3f s, %.2f s CPU (%.0f MB/s of payload, %llu bytes out)\n", label, plen, dt, cpu,
            (double)plen / 1e6 / dt, (unsigned long long)t.file_bytes);
+    fflush(stdout);
+}
+
+/* zstd 3 alone, or (all) every compression -z and --lz4* offer. */
+static int bench_compress(const char *path, bool all)
+{
+    static const struct {
+        const char *label;
+        tfile_codec_t codec;
+        int level;
+    } modes[] = {
+        { "zstd-1x4", TFILE_ZSTD, 1 }, { "zstd-3x4", TFILE_ZSTD, 3 }, { "zstd-9x4", TFILE_ZSTD, 9 },
+        { "lz4x4", TFILE_LZ4, 0 }, { "lz4hc-x4", TFILE_LZ4HC, 0 }, { "lz4-extreme-x4", TFILE_LZ4_EXTREME, 0 },
+    };
+    size_t n, plen;
+    uint8_t *file = read_all(path, &n);
+    uint8_t *payload = payload_of(file, n, &plen);
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        if (!all && strcmp(modes[i].label, "zstd-3x4") != 0) continue;
+        const tfile_params_t p = { .codec = modes[i].codec, .level = modes[i].level, .streams = 4,
+                                   .workers = tfile_workers_for(4) };
+        compress_into_sink(modes[i].label, &p, payload, plen);
+    }
     free(payload);
     free(file);
     return 0;
@@ -208,7 +232,8 @@ int main(int argc, char **argv)
 {
     if ((argc == 3 || argc == 4) && strcmp(argv[1], "decode") == 0) return bench_decode(argv[2], argc == 4 ? argv[3] : NULL);
     if (argc == 3 && strcmp(argv[1], "lz4") == 0) return bench_lz4(argv[2]);
-    if (argc == 3 && strcmp(argv[1], "zstd") == 0) return bench_zstd(argv[2]);
-    fprintf(stderr, "usage: bench-limits lz4 RECORDING | zstd FILE.tracy | decode RECORDING [LOG]\n");
+    if (argc == 3 && strcmp(argv[1], "zstd") == 0) return bench_compress(argv[2], false);
+    if (argc == 3 && strcmp(argv[1], "codecs") == 0) return bench_compress(argv[2], true);
+    fprintf(stderr, "usage: bench-limits lz4 RECORDING | zstd FILE.tracy | codecs FILE.tracy | decode RECORDING [LOG]\n");
     return 2;
 }

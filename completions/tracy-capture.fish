@@ -13,8 +13,19 @@ complete -c tracy-capture -l keep-spool -d 'Keep the spool after a successful sa
 complete -c tracy-capture -l no-spool -d 'Do not spool'
 complete -c tracy-capture -l protocol -x -a '82 76 74 72 69 66 64 0.14 0.14.0 0.13 0.13.0 0.13.1 0.12 0.12.0 0.12.1 0.12.2 5479a42 0.11.1 0.11 0.11.0 0.10 0.10.0' -d 'Speak only this protocol (or release) instead of searching'
 complete -c tracy-capture -l format -x -a '0.14 0.14.0 0.13 0.13.0 0.13.1 0.12 0.12.0 0.12.1 0.12.2 0.11.2 5479a42 0.11.1 0.11 0.11.0 0.10 0.10.0' -d 'Save in the file format of a Tracy release'
+complete -c tracy-capture -s z -l zstd -x -a '1 3 6 9 19 22' -d 'Zstd compression level (default 3)'
+complete -c tracy-capture -l lz4 -d 'LZ4 compression'
+complete -c tracy-capture -l lz4hc -d 'LZ4 HC compression'
+complete -c tracy-capture -l lz4-extreme -d 'LZ4 HC at its highest level (very slow)'
+complete -c tracy-capture -s j -l streams -x -d 'Compression streams (default 4; -1: one per core)'
+complete -c tracy-capture -l strip -x -a 'l\tlocks m\tmessages p\tplots M\tmemory i\t"frame images" c\t"context switches" s\t"sampling data" C\t"symbol code" S\t"source cache"' -d 'Leave data out of the file (tracy-update -s letters)'
+function __tracy_capture_families
+    printf '%s\n' zones frames messages plots locks memory callstacks sampling context-switches gpu source-files
+end
+complete -c tracy-capture -l require -x -a '(__fish_complete_list , __tracy_capture_families)' -d 'Exit 9 after saving if the trace lacks one of these families'
+complete -c tracy-capture -l summary-json -r -F -d 'Write the summary as JSON to FILE'
 complete -c tracy-capture -l csv -r -F -d 'After the save, write what tracy-csvexport prints of the trace to CSV'
 complete -c tracy-capture -l csv-args -x -d 'tracy-csvexport options for --csv (-f -c -s -e -u -g -m -p -t)'
-complete -c tracy-capture -s q -l quiet -d 'Print only errors and warnings'
+complete -c tracy-capture -s q -l quiet -d 'Print only errors'
 complete -c tracy-capture -s h -l help -d 'Show help'
 complete -c tracy-capture -s V -l version -d 'Show version'

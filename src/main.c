@@ -25,8 +25,10 @@
 #include "recover.h"
 #include "report.h"
 #include "protocols.h"
+#include "require.h"
 #include "sidefile.h"
 #include "spool.h"
+#include "summary.h"
 #include "writer.h"
 
 /* The one capture context; the save-time signal handler needs to see it. */
@@ -190,6 +192,22 @@ static int on_csv_fill(FILE *fp, void *ctx, char *err, size_t errsz)
     return stats_export(job->trace, &job->args, fp, err, errsz);
 }
 
+/* --csv, before connecting: a file of its own (not the trace, the
+ * recording, the spool or the JSON summary) that can be written; if it is
+ * this process's stdout, it gets the statistics alone (as -q). */
+static int check_csv_output(options_t *o, const char *save_path)
+{
+    const char *taken[] = { save_path, o->recover, o->spool, o->summary_json };
+    for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++)
+        if (taken[i] && output_same_file(o->csv, taken[i])) {
+            diag_error("--csv %s is also the trace, the recording, the spool or the --summary-json file", o->csv);
+            return EXIT_USAGE;
+        }
+    const int rc = sidefile_check(o->csv, o->force, "--csv");
+    if (rc == EXIT_OK && sidefile_is_stdout(o->csv)) o->quiet = true;
+    return rc;
+}
+
 /* Write the --csv file of the trace saved at `trace`; the status stays
  * rc, or becomes 10 if the statistics could not be written (the trace
  * stays saved). */
@@ -207,7 +225,7 @@ static int save_csv(const options_t *o, const char *trace, int rc)
     return rc == EXIT_OK ? EXIT_CSV_FAILED : rc;
 }
 
-static int save_trace(capture_t *c, int rc)
+static int save_trace(capture_t *c, int rc, summary_t *sum)
 {
     prepare_abandon_message(c);
     struct sigaction sa = { .sa_handler = on_signal_while_saving };
@@ -216,7 +234,8 @@ static int save_trace(capture_t *c, int rc)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 
-    if (!c->opts->quiet) summary_capture(c);
+    summary_start(c, sum);
+    if (!c->opts->quiet) summary_capture(c, sum);
     struct stat st;
     if (!c->opts->quiet && c->opts->force && stat(c->save_path, &st) == 0 && S_ISFIFO(st.st_mode))
         diag_note("waiting for a reader of the FIFO %s (a signal abandons the save)", c->save_path);
@@ -225,9 +244,14 @@ static int save_trace(capture_t *c, int rc)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     /* by default the format of the client's own release, which its profiler opens */
     const file_format_t *format = c->opts->format ? c->opts->format : file_format_by_name(c->session.desc->file_format);
-    save_opts_t so = { .level = 3, .streams = format->legacy ? 1 : 4, .format = format, .replace = c->opts->force,
-                       .tmp_path = &save_tmp_path };
+    save_opts_t so = { .format = format, .replace = c->opts->force, .tmp_path = &save_tmp_path };
+    file_opts_apply(&c->opts->file, format, &so);
+    char why[160];
+    if (file_opts_check(&c->opts->file, format, why, sizeof why))   /* the client's release: 0.10 */
+        diag_warn("%s: saved with one", why);
     model_finish(&c->session.model);
+    summary_count(c, sum, so.strip);
+    sum->format = format->name;
     const int placed = writer_save(&c->session.model, c->save_path, &so);
     if (placed < 0) {
         if (!c->opts->quiet) summary_save_failed(c);
@@ -235,14 +259,22 @@ static int save_trace(capture_t *c, int rc)
         return EXIT_SAVE_FAILED;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    sum->saved = true;
+    snprintf(sum->path, sizeof sum->path, "%s", so.saved_as);
+    sum->file_bytes = so.file_bytes;
+    sum->payload_bytes = so.payload_bytes;
+    sum->save_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    file_opts_describe(&so, sum->compression, sizeof sum->compression);
     /* the trace is safe: the spool goes (or stays, as close_spool says),
      * and a signal from here on says the trace is saved */
     close_spool(c, true);
     snprintf(save_abandoned_msg, sizeof save_abandoned_msg, "\ntracy-capture: interrupted; the trace is saved as %s\n",
              so.saved_as);
-    if (!c->opts->quiet)
-        summary_saved(c, format->name, so.file_bytes, so.payload_bytes,
-                      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    if (!c->opts->quiet) {
+        char saved_as[320];
+        snprintf(saved_as, sizeof saved_as, "%s (%s)", format->name, sum->compression);
+        summary_saved(c, saved_as, so.file_bytes, so.payload_bytes, sum->save_seconds);
+    }
     if (so.one_stream && !format->legacy)   /* the 0.10 container has only one */
         diag_warn("memory ran out for %d compression streams at once; the trace was saved with one", so.streams);
     if (placed == 1) {
@@ -252,7 +284,21 @@ static int save_trace(capture_t *c, int rc)
         if (rc == EXIT_OK) rc = EXIT_OUTPUT_EXISTS;
     }
     rc = save_csv(c->opts, so.saved_as, rc);
-    if (!c->opts->quiet) summary_features(c);
+    if (!c->opts->quiet) summary_families(sum);
+    return rc;
+}
+
+/* After the save: the families --require names that the trace lacks (a
+ * status of the capture's own wins over theirs), and the --summary-json
+ * file with the final status. */
+static int check_and_report(capture_t *c, summary_t *sum, int rc)
+{
+    if (sum->missing) {
+        require_report(sum->missing, sum->stripped, &sum->counts, c->session.model.sampling_period);
+        if (rc == EXIT_OK) rc = EXIT_REQUIRE_UNMET;
+    }
+    if (c->opts->summary_json && summary_json_write(c->opts->summary_json, c, sum, rc) != 0 && rc == EXIT_OK)
+        rc = EXIT_SAVE_FAILED;
     return rc;
 }
 
@@ -277,15 +323,13 @@ int main(int argc, char **argv)
      * trace: EFBIG, reported, instead of a silent death. */
     signal(SIGXFSZ, SIG_IGN);
     console_init("tracy-capture");
+    console_quiet(opts.quiet);
+    require_warn_preload("tracy-capture");
     capture_t *c = &the_capture;
     rc = output_prepare(&opts, &c->save_path);
+    if (rc == EXIT_OK) rc = summary_json_prepare(&opts, c->save_path);
     if (rc != EXIT_OK) return rc;
-    if (opts.csv && (output_same_file(opts.csv, c->save_path) || (opts.recover && output_same_file(opts.csv, opts.recover)) ||
-                     (opts.spool && output_same_file(opts.csv, opts.spool)))) {
-        diag_error("--csv %s is the output file, the recording or the spool", opts.csv);
-        return EXIT_USAGE;
-    }
-    if (opts.csv && (rc = sidefile_check(opts.csv, opts.force, "--csv")) != EXIT_OK) return rc;
+    if (opts.csv && (rc = check_csv_output(&opts, c->save_path)) != EXIT_OK) return rc;
     c->opts = &opts;
     c->tty = isatty(STDOUT_FILENO);
     if (opts.memlimit_percent) c->mem_limit_bytes = (int64_t)(physical_memory() / 100 * (uint64_t)opts.memlimit_percent);
@@ -304,8 +348,10 @@ int main(int argc, char **argv)
     bool saved = false;
     if (c->session.welcomed && c->outcome != OUT_CANNOT_RUN) {
         report_failures(&c->session.model);
-        rc = save_trace(c, rc);
+        summary_t sum;
+        rc = save_trace(c, rc, &sum);
         saved = rc != EXIT_SAVE_FAILED;
+        rc = check_and_report(c, &sum, rc);
     }
     close_spool(c, saved);
     free(spool_path);

@@ -11,10 +11,12 @@
 #include "config.h"
 #include "disasm.h"
 #include "protocols.h"
+#include "require.h"
 #include "statsargs.h"
 
 enum { OPT_CONNECT_TIMEOUT = 256, OPT_END_TIMEOUT, OPT_RECOVER, OPT_SPOOL, OPT_KEEP_SPOOL, OPT_NO_SPOOL,
-       OPT_PROTOCOL, OPT_FORMAT, OPT_CSV, OPT_CSV_ARGS };
+       OPT_PROTOCOL, OPT_FORMAT, OPT_LZ4, OPT_LZ4HC, OPT_LZ4_EXTREME, OPT_STRIP, OPT_REQUIRE,
+       OPT_SUMMARY_JSON, OPT_CSV, OPT_CSV_ARGS };
 
 static const struct option long_options[] = {
     { "output", required_argument, NULL, 'o' },
@@ -31,6 +33,14 @@ static const struct option long_options[] = {
     { "no-spool", no_argument, NULL, OPT_NO_SPOOL },
     { "protocol", required_argument, NULL, OPT_PROTOCOL },
     { "format", required_argument, NULL, OPT_FORMAT },
+    { "zstd", required_argument, NULL, 'z' },
+    { "streams", required_argument, NULL, 'j' },
+    { "lz4", no_argument, NULL, OPT_LZ4 },
+    { "lz4hc", no_argument, NULL, OPT_LZ4HC },
+    { "lz4-extreme", no_argument, NULL, OPT_LZ4_EXTREME },
+    { "strip", required_argument, NULL, OPT_STRIP },
+    { "require", required_argument, NULL, OPT_REQUIRE },
+    { "summary-json", required_argument, NULL, OPT_SUMMARY_JSON },
     { "csv", required_argument, NULL, OPT_CSV },
     { "csv-args", required_argument, NULL, OPT_CSV_ARGS },
     { "quiet", no_argument, NULL, 'q' },
@@ -74,11 +84,29 @@ static void print_help(FILE *out)
         "                             for its tools (0.10 .. 0.14; default: that of\n"
         "                             the client's release; what the format cannot\n"
         "                             hold is left out)\n"
+        "  -z, --zstd LEVEL           zstd compression level (default 3; up to 22, the\n"
+        "                             smallest; negative ones, to -131072, faster)\n"
+        "      --lz4, --lz4hc, --lz4-extreme\n"
+        "                             LZ4 compression instead (fast; high; highest)\n"
+        "  -j, --streams N            compression streams (default 4; 1 to 255, -1: one\n"
+        "                             per core; the 0.10 format has one)\n"
+        "      --strip FLAGS          leave data out of the file, as tracy-update -s:\n"
+        "                             l locks, m messages, p plots, M memory, i frame\n"
+        "                             images, c context switches, s sampling data,\n"
+        "                             C symbol code, S source cache\n"
+        "      --require LIST         after saving, exit 9 if the trace holds nothing of\n"
+        "                             one of these comma-separated families, saying\n"
+        "                             why: zones, frames, messages, plots, locks,\n"
+        "                             memory, callstacks, sampling, context-switches,\n"
+        "                             gpu, source-files\n"
+        "      --summary-json FILE    write the summary's numbers, the families, the\n"
+        "                             exit status and the trace's format and path to\n"
+        "                             FILE as a JSON object (replaced if it exists)\n"
         "      --csv CSV              after the save, write what tracy-csvexport prints\n"
         "                             of the trace to CSV (beside it, then renamed)\n"
         "      --csv-args \"ARGS\"      tracy-csvexport's options for --csv (-f -c -s -e\n"
         "                             -u -g -m -p -t; see tracy-stats(1))\n"
-        "  -q, --quiet                print only errors and warnings\n"
+        "  -q, --quiet                print only errors\n"
         "  -h, --help                 show this help and exit\n"
         "  -V, --version              show the version and exit\n"
         "\n"
@@ -89,8 +117,11 @@ static void print_help(FILE *out)
         "too little memory to start (ulimit -n, -v), 2 client not available,\n"
         "3 client dropped the handshake, 4 output exists, 5 output not writable,\n"
         "6 connect timeout, 7 saving failed or out of memory, 8 stream broken (data\n"
-        "before it saved), 10 trace saved but --csv not written, 130 aborted by a\n"
-        "second signal, or by a signal before any data.\n"
+        "before it saved), 9 saved but a --require family missing (another failure's\n"
+        "status comes first), 10 saved but --csv not written, 130 aborted by a second\n"
+        "signal, or by a signal before any data.\n"
+        "tracy-capture warns when it runs with LD_PRELOAD set: run it with\n"
+        "'env -u LD_PRELOAD tracy-capture ...'.\n"
         "See tracy-capture(1).\n");
 }
 
@@ -170,11 +201,14 @@ static int parse_format(const char *arg, const file_format_t **out)
 /* Options that cannot go together, and values that cannot be empty. */
 static int check_combination(const options_t *o)
 {
+    char why[160];
+    if (o->format && file_opts_check(&o->file, o->format, why, sizeof why)) return usage_error("%s", why);
     if (!o->output) return usage_error("%s", "no output file: use -o FILE");
     if (!o->output[0]) return usage_error("%s", "-o needs a file name, not ''");
     if (!o->address[0]) return usage_error("%s", "-a needs an address or host name, not ''");
     if (o->spool && !o->spool[0]) return usage_error("%s", "--spool needs a path, not ''");
     if (o->recover && !o->recover[0]) return usage_error("%s", "--recover needs a recording, not ''");
+    if (o->summary_json && !o->summary_json[0]) return usage_error("%s", "--summary-json needs a file name, not ''");
     if (o->no_spool && o->spool) return usage_error("%s", "--spool and --no-spool contradict each other");
     if (o->no_spool && o->keep_spool) return usage_error("%s", "--keep-spool and --no-spool contradict each other");
     if (o->recover && (o->spool || o->keep_spool))
@@ -200,10 +234,11 @@ static int check_csv(const options_t *o)
 int cli_parse(options_t *o, int argc, char **argv)
 {
     *o = (options_t){ .address = "127.0.0.1", .port = "8086", .seconds = -1, .connect_timeout = -1,
-                      .end_timeout = 10 };
+                      .end_timeout = 10, .file = FILE_OPTS_DEFAULT };
     int c, before = optind;
+    char why[512];
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:a:p:fs:m:qhV", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:a:p:fs:m:z:j:qhV", long_options, NULL)) != -1) {
         switch (c) {
         case 'o': o->output = optarg; break;
         case 'a': o->address = optarg; break;
@@ -249,6 +284,27 @@ int cli_parse(options_t *o, int argc, char **argv)
         case OPT_FORMAT:
             if (parse_format(optarg, &o->format)) return EXIT_USAGE;
             break;
+        case 'z':
+            if (file_opts_level(&o->file, optarg, why, sizeof why)) return usage_error("%s", why);
+            break;
+        case 'j':
+            if (file_opts_streams(&o->file, optarg, why, sizeof why)) return usage_error("%s", why);
+            break;
+        case OPT_LZ4:
+        case OPT_LZ4HC:
+        case OPT_LZ4_EXTREME: {
+            const tfile_codec_t codec = c == OPT_LZ4 ? TFILE_LZ4 : c == OPT_LZ4HC ? TFILE_LZ4HC : TFILE_LZ4_EXTREME;
+            const char *name = c == OPT_LZ4 ? "--lz4" : c == OPT_LZ4HC ? "--lz4hc" : "--lz4-extreme";
+            if (file_opts_codec(&o->file, codec, name, why, sizeof why)) return usage_error("%s", why);
+            break;
+        }
+        case OPT_STRIP:
+            if (file_opts_strip(&o->file, optarg, why, sizeof why)) return usage_error("%s", why);
+            break;
+        case OPT_REQUIRE:
+            if (require_parse(optarg, &o->require)) return EXIT_USAGE;
+            break;
+        case OPT_SUMMARY_JSON: o->summary_json = optarg; break;
         case OPT_CSV: o->csv = optarg; break;
         case OPT_CSV_ARGS: o->csv_args = optarg; break;
         case 'q': o->quiet = true; break;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fileopts.h"
 #include "format.h"
 
 /* Exit codes (documented in man/tracy-capture.1). 0-5 are upstream's. */
@@ -19,6 +20,7 @@ enum exit_code {
     EXIT_CONNECT_TIMEOUT = 6,  /* no client answered within --connect-timeout */
     EXIT_SAVE_FAILED = 7,
     EXIT_STREAM_BROKEN = 8,    /* corrupt or undecodable data; what came before is saved */
+    EXIT_REQUIRE_UNMET = 9,    /* saved, but a family --require names is missing (a status above wins) */
     EXIT_CSV_FAILED = 10,      /* the trace is saved, its --csv statistics could not be written */
     EXIT_ABORTED = 130,        /* second signal */
 };
@@ -39,6 +41,9 @@ typedef struct {
     bool no_spool, keep_spool;
     const struct proto_desc *protocol;   /* --protocol: offer only this one (NULL: the version search) */
     const file_format_t *format; /* --format; NULL: the default */
+    file_opts_t file;            /* -z, -j, --lz4*, --strip */
+    uint32_t require;            /* --require: families the capture must hold (families.h, a family_set_t) */
+    const char *summary_json;    /* --summary-json: write the summary's numbers here (NULL: nowhere) */
     const char *csv;             /* --csv: tracy-csvexport's output of the saved trace goes there */
     const char *csv_args;        /* --csv-args: csvexport's options for it (checked by cli_parse) */
 } options_t;

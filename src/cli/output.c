@@ -54,6 +54,11 @@ static char *final_name(const char *path)
     return NULL;
 }
 
+char *output_link_target(const char *path)
+{
+    return final_name(path);
+}
+
 /* Where the trace goes: the output, or with -f on a symbolic link to a
  * file, that file (the link stays). Decided once, before connecting, so
  * that the checks look where the save writes. NULL (said) if the link

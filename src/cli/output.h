@@ -21,4 +21,9 @@ bool output_takes_default_spool(const char *path);
  * their symbolic links). */
 bool output_same_file(const char *a, const char *b);
 
+/* The name a path leads to through its symbolic links (a link to nowhere
+ * leads to the name it holds; a path that is no link, to itself), newly
+ * allocated; NULL (errno ELOOP) after 40 links. */
+char *output_link_target(const char *path);
+
 #endif

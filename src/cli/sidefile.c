@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "output.h"
 #include "progress.h"
 #include "util.h"
 #include "writer.h"
@@ -20,9 +21,17 @@
 static char *destination(const char *path, bool force)
 {
     struct stat st;
-    char *real;
-    if (force && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (real = realpath(path, NULL))) return real;
-    return xstrdup(path);
+    if (!force || lstat(path, &st) != 0 || !S_ISLNK(st.st_mode)) return xstrdup(path);
+    /* a device or FIFO behind the link is opened through it */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return xstrdup(path);
+    char *target = output_link_target(path);
+    return target ? target : xstrdup(path);
+}
+
+bool sidefile_is_stdout(const char *path)
+{
+    struct stat so, st;
+    return fstat(STDOUT_FILENO, &so) == 0 && stat(path, &st) == 0 && so.st_dev == st.st_dev && so.st_ino == st.st_ino;
 }
 
 static int check_destination(const char *path, bool force, const char *what)

@@ -15,6 +15,9 @@
  * and no -f, 5 not writable there. */
 int sidefile_check(const char *path, bool force, const char *what);
 
+/* Whether path is this process's standard output. */
+bool sidefile_is_stdout(const char *path);
+
 /* Fill the file: 0, or -1 with the reason in err. */
 typedef int (*sidefile_fill_fn)(FILE *fp, void *ctx, char *err, size_t errsz);
 

@@ -15,6 +15,7 @@ static struct {
     const char *program;        /* leads every diagnostic line */
     char label[320];            /* then this, if set (console_label) */
     bool out_color, err_color;
+    bool quiet;                 /* errors only (-q): no warnings, no notes */
     bool line_shown;            /* a progress line waits to be erased */
     bool line_open;             /* "Connecting to ..." or "Saving trace..." waits for its end */
 } console;
@@ -50,6 +51,11 @@ static void erase_progress_line(void)
     }
 }
 
+void console_quiet(bool quiet)
+{
+    console.quiet = quiet;
+}
+
 void console_label(const char *label)
 {
     snprintf(console.label, sizeof console.label, "%s", label ? label : "");
@@ -77,6 +83,7 @@ void diag_error(const char *fmt, ...)
 
 void diag_warn(const char *fmt, ...)
 {
+    if (console.quiet) return;
     va_list ap;
     va_start(ap, fmt);
     diag(C_YELLOW, "warning", fmt, ap);
@@ -85,6 +92,7 @@ void diag_warn(const char *fmt, ...)
 
 void diag_note(const char *fmt, ...)
 {
+    if (console.quiet) return;
     va_list ap;
     va_start(ap, fmt);
     diag(C_CYAN, "note", fmt, ap);
@@ -240,22 +248,6 @@ void progress_decoding(capture_t *c, const char *what, uint64_t left, uint64_t t
 
 /* ---- summary ------------------------------------------------------------------------ */
 
-void summary_capture(capture_t *c)
-{
-    progress_clear(c);
-    const model_t *m = &c->session.model;
-    char frames[32], span[32], zones[32], elapsed[32];
-    const uint64_t t_end = c->t_end ? c->t_end : uv_hrtime();
-    const uint64_t t0 = c->t_connected ? c->t_connected : c->t_start;
-    fmt_count(frames, sizeof frames, m->nframesets ? m->framesets[0]->frames.n : 0);
-    fmt_time(span, sizeof span, m->last_time - (m->on_demand && m->nframesets && m->framesets[0]->frames.n > 2
-                                                    ? m->framesets[0]->frames.v[2].start : 0));
-    fmt_count(zones, sizeof zones, m->zone_count);
-    fmt_time(elapsed, sizeof elapsed, (int64_t)(t_end - t0));
-    printf("Frames: %s\nTime span: %s\nZones: %s\nElapsed time: %s\n", frames, span, zones, elapsed);
-    fflush(stdout);
-}
-
 void summary_saving(capture_t *c)
 {
     (void)c;
@@ -273,34 +265,6 @@ void summary_saved(capture_t *c, const char *format, uint64_t file_bytes, uint64
     printf("Trace size %s (%.2f%% ratio), saved in %s, format %s\n", fmt_size(size, sizeof size, file_bytes),
            payload_bytes ? 100.0 * (double)file_bytes / (double)payload_bytes : 0.0,
            fmt_time(t, sizeof t, (int64_t)(seconds * 1e9)), format);
-    fflush(stdout);
-}
-
-/* One line per feature: what the capture holds. */
-void summary_features(capture_t *c)
-{
-    model_counts_t k;
-    model_count(&c->session.model, &k);
-    const struct { const char *name; uint64_t n; } rows[] = {
-        { "threads", k.threads }, { "zones", k.zones }, { "zone extras", k.zone_extras },
-        { "source locations", k.source_locations }, { "frame sets", k.frame_sets }, { "frames", k.frames },
-        { "frame images", k.frame_images }, { "messages", k.messages }, { "app info", k.app_info },
-        { "parameters (not saved)", k.params }, { "plots", k.plots }, { "plot points", k.plot_points },
-        { "locks", k.locks }, { "lock events", k.lock_events }, { "memory pools", k.memory_pools },
-        { "memory events", k.memory_events }, { "GPU contexts", k.gpu_contexts }, { "GPU zones", k.gpu_zones },
-        { "call stacks", k.callstacks }, { "call stack frames", k.callstack_frames }, { "symbols", k.symbols },
-        { "symbol code", k.symbol_code }, { "symbol code bytes", k.symbol_code_bytes },
-        { "source files", k.source_files }, { "source file bytes", k.source_file_bytes },
-        { "samples", k.samples }, { "context switch samples", k.context_switch_samples },
-        { "context switches", k.context_switches }, { "CPU context switches", k.cpu_context_switches },
-        { "hardware samples", k.hw_samples }, { "fibers", k.fibers }, { "sections", k.sections },
-        { "crashes", k.crashes }, { "strings", k.strings },
-    };
-    printf("Captured:\n");
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        char n[32];
-        printf("  %-24s %12s\n", rows[i].name, fmt_count(n, sizeof n, rows[i].n));
-    }
     fflush(stdout);
 }
 

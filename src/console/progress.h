@@ -1,9 +1,11 @@
 /* progress.h - everything the user sees on the console: the connecting
  * line, the progress line (on a terminal only), diagnostics on stderr
- * (coloured on a terminal unless NO_COLOR is set) and the final summary. */
+ * (coloured on a terminal unless NO_COLOR is set) and the save's lines
+ * of the summary (the rest: summary.c). */
 #ifndef TC_PROGRESS_H
 #define TC_PROGRESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,6 +14,8 @@ struct capture;
 /* Colour where the streams are terminals and NO_COLOR is unset; `program`
  * leads every diagnostic line. */
 void console_init(const char *program);
+/* Errors only (tracy-capture -q): warnings and notes are not said. */
+void console_quiet(bool quiet);
 /* A label said after the program's name in the diagnostics that follow
  * (the daemon's client, "[3] 127.0.0.1:8086"), or NULL for none. */
 void console_label(const char *label);
@@ -33,11 +37,9 @@ void progress_decoding(struct capture *c, const char *what, uint64_t left, uint6
 /* End the progress line before other output. */
 void progress_clear(struct capture *c);
 
-void summary_capture(struct capture *c);
 void summary_saving(struct capture *c);
 void summary_saved(struct capture *c, const char *format, uint64_t file_bytes, uint64_t payload_bytes, double seconds);
 void summary_save_failed(struct capture *c);
-void summary_features(struct capture *c);
 
 /* Human-readable quantities into buf (returns buf). */
 const char *fmt_time(char *buf, size_t len, int64_t ns);

@@ -56,6 +56,7 @@ static void name_client(client_t *cl)
 static void open_spool(client_t *cl)
 {
     const int err = spool_open(&cl->cap.spool, cl->spool_path, false);
+    if (!err) spool_drop_behind(&cl->cap.spool);
     if (err) {
         cl->cap.spool.fd = -1;
         label_client(cl);
@@ -110,8 +111,8 @@ static void start_save(client_t *cl)
     daemon_t *d = cl->d;
     const file_format_t *format = d->opts->format ? d->opts->format
                                                   : file_format_by_name(cl->cap.session.desc->file_format);
-    cl->save = (save_opts_t){ .level = 3, .streams = format->legacy ? 1 : 4, .this_thread = true,
-                              .format = format };
+    cl->save = (save_opts_t){ .this_thread = true, .format = format };
+    file_opts_apply(&d->opts->file, format, &cl->save);
     cl->state = CL_SAVING;
     cl->save_job.work = on_save_work;
     cl->save_job.done = on_save_done;

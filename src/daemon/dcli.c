@@ -14,7 +14,7 @@
 #define PROG "tracy-capture-daemon"
 
 enum { OPT_FILTER_NAME = 256, OPT_FILTER_PORT, OPT_NO_LISTEN, OPT_MAX_CLIENTS, OPT_IDLE_EXIT, OPT_END_TIMEOUT,
-       OPT_FORMAT, OPT_THREADS };
+       OPT_FORMAT, OPT_THREADS, OPT_LZ4, OPT_LZ4HC, OPT_LZ4_EXTREME, OPT_STRIP };
 
 static const struct option long_options[] = {
     { "output", required_argument, NULL, 'o' },
@@ -30,6 +30,12 @@ static const struct option long_options[] = {
     { "end-timeout", required_argument, NULL, OPT_END_TIMEOUT },
     { "format", required_argument, NULL, OPT_FORMAT },
     { "threads", required_argument, NULL, OPT_THREADS },
+    { "zstd", required_argument, NULL, 'z' },
+    { "streams", required_argument, NULL, 'j' },
+    { "lz4", no_argument, NULL, OPT_LZ4 },
+    { "lz4hc", no_argument, NULL, OPT_LZ4HC },
+    { "lz4-extreme", no_argument, NULL, OPT_LZ4_EXTREME },
+    { "strip", required_argument, NULL, OPT_STRIP },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
@@ -62,6 +68,9 @@ static void print_help(FILE *out)
         "      --format VERSION       save every trace in the file format of that Tracy\n"
         "                             release (0.10 .. 0.14; default: the client's own)\n"
         "      --threads N            threads decoding and saving (default: one per core)\n"
+        "  -z, --zstd LEVEL, --lz4, --lz4hc, --lz4-extreme, -j, --streams N,\n"
+        "      --strip FLAGS          each trace's compression, compression streams\n"
+        "                             and what is left out, as tracy-capture's\n"
         "  -q, --quiet                print only errors, warnings and the summary\n"
         "  -h, --help                 show this help and exit\n"
         "  -V, --version              show the version and exit\n"
@@ -119,6 +128,8 @@ static int parse_count(const char *arg, long max, long *out)
 
 static int check_combination(const daemon_options_t *o)
 {
+    char why[160];
+    if (o->format && file_opts_check(&o->file, o->format, why, sizeof why)) return usage_error("%s", why);
     if (!o->dir) return usage_error("%s", "no output directory: use -o DIR");
     if (!o->dir[0]) return usage_error("%s", "-o needs a directory, not ''");
     if (o->no_listen && o->ntargets == 0)
@@ -132,11 +143,12 @@ int dcli_parse(daemon_options_t *o, int argc, char **argv)
     o->listen_port = 8086;
     o->idle_exit = -1;
     o->end_timeout = 10;
+    o->file = FILE_OPTS_DEFAULT;
     int c;
     long v;
-    char port[8];
+    char port[8], why[512];
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:p:m:a:qhV", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:p:m:a:z:j:qhV", long_options, NULL)) != -1) {
         switch (c) {
         case 'o': o->dir = optarg; break;
         case 'p':
@@ -184,6 +196,23 @@ int dcli_parse(daemon_options_t *o, int argc, char **argv)
         case OPT_THREADS:
             if (parse_count(optarg, 64, &v)) return usage_error("--threads needs a count from 1 to 64, not '%s'", optarg);
             o->threads = (int)v;
+            break;
+        case 'z':
+            if (file_opts_level(&o->file, optarg, why, sizeof why)) return usage_error("%s", why);
+            break;
+        case 'j':
+            if (file_opts_streams(&o->file, optarg, why, sizeof why)) return usage_error("%s", why);
+            break;
+        case OPT_LZ4:
+        case OPT_LZ4HC:
+        case OPT_LZ4_EXTREME: {
+            const tfile_codec_t codec = c == OPT_LZ4 ? TFILE_LZ4 : c == OPT_LZ4HC ? TFILE_LZ4HC : TFILE_LZ4_EXTREME;
+            const char *name = c == OPT_LZ4 ? "--lz4" : c == OPT_LZ4HC ? "--lz4hc" : "--lz4-extreme";
+            if (file_opts_codec(&o->file, codec, name, why, sizeof why)) return usage_error("%s", why);
+            break;
+        }
+        case OPT_STRIP:
+            if (file_opts_strip(&o->file, optarg, why, sizeof why)) return usage_error("%s", why);
             break;
         case 'q': o->quiet = true; break;
         case 'h': print_help(stdout); return 0;

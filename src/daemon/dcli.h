@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fileopts.h"
 #include "format.h"
 
 /* A client named on the command line (-a HOST:PORT). */
@@ -30,6 +31,7 @@ typedef struct {
     double idle_exit;            /* exit after this long with nothing running or new; < 0 = never */
     double end_timeout;          /* as tracy-capture's */
     const file_format_t *format; /* NULL: each client's release */
+    file_opts_t file;            /* -z, -j, --lz4*, --strip: as tracy-capture's */
     int threads;                 /* decoding and saving threads; 0 = one per core */
     bool quiet;
 } daemon_options_t;

@@ -3,9 +3,9 @@
  *
  * The producer fills chunk k into slot k % TFILE_SLOTS and hands it over;
  * a free worker compresses it with stream k % N's context once the
- * stream's earlier chunks are done (a zstd stream is sequential); the
- * producer writes finished blocks in chunk order and waits when all slots
- * are in flight. */
+ * stream's earlier chunks are done (a zstd or LZ4 stream is sequential);
+ * the producer writes finished blocks in chunk order and waits when all
+ * slots are in flight. */
 #include "tfile.h"
 
 #include <errno.h>
@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <lz4.h>
+#include <lz4hc.h>
 #include <unistd.h>
 #include <zstd.h>
 #include <zstd_errors.h>
@@ -33,15 +35,45 @@ static void fail(tfile_t *t, int err, const char *what)
     }
 }
 
-/* Compress chunk k with its stream's context into sl (failed, and why). */
-static void compress_chunk(const tfile_t *t, uint64_t k, tfile_slot_t *sl)
+/* Compress a chunk into sl with a zstd stream: flushed, so that the
+ * block decodes whole, the frame never ended. */
+static void compress_zstd(ZSTD_CCtx *zc, tfile_slot_t *sl, size_t cap)
 {
     ZSTD_inBuffer in = { sl->in, sl->in_len, 0 };
-    ZSTD_outBuffer out = { sl->out, t->outcap, 0 };
-    size_t rc = ZSTD_compressStream2(t->zc[k % (uint64_t)t->streams], &out, &in, ZSTD_e_flush);
+    ZSTD_outBuffer out = { sl->out, cap, 0 };
+    size_t rc = ZSTD_compressStream2(zc, &out, &in, ZSTD_e_flush);
     sl->out_len = out.pos;
     sl->failed = ZSTD_isError(rc) || rc != 0 || in.pos != in.size;
     sl->out_of_memory = ZSTD_isError(rc) && ZSTD_getErrorCode(rc) == ZSTD_error_memory_allocation;
+}
+
+/* Compress a chunk into sl with an LZ4 stream, which may refer back into
+ * the stream's previous chunk (a reader decodes into two buffers in turn,
+ * the previous block kept in the other), then keep this chunk as the
+ * next one's dictionary: its slot is reused before the stream's next
+ * chunk comes. */
+static void compress_lz4(tfile_codec_t codec, tfile_stream_t *st, tfile_slot_t *sl, size_t cap)
+{
+    const int n = (int)sl->in_len;
+    int rc;
+    if (codec == TFILE_LZ4) {
+        rc = LZ4_compress_fast_continue(st->cx, (const char *)sl->in, (char *)sl->out, n, (int)cap, 1);
+        if (rc > 0) LZ4_saveDict(st->cx, st->dict, TFILE_CHUNK);
+    } else {
+        rc = LZ4_compress_HC_continue(st->cx, (const char *)sl->in, (char *)sl->out, n, (int)cap);
+        if (rc > 0) LZ4_saveDictHC(st->cx, st->dict, TFILE_CHUNK);
+    }
+    sl->out_len = rc > 0 ? (size_t)rc : 0;
+    sl->failed = rc <= 0;
+    sl->out_of_memory = false;
+}
+
+/* Compress chunk k with its stream's context into sl (failed, and why). */
+static void compress_chunk(const tfile_t *t, uint64_t k, tfile_slot_t *sl)
+{
+    tfile_stream_t *st = &t->s[k % (uint64_t)t->streams];
+    if (t->codec == TFILE_ZSTD) compress_zstd(st->cx, sl, t->outcap);
+    else compress_lz4(t->codec, st, sl, t->outcap);
 }
 
 /* Chunk k failed to compress: say which block of which stream, and
@@ -50,8 +82,9 @@ static void compress_chunk(const tfile_t *t, uint64_t k, tfile_slot_t *sl)
 static void fail_compressing(tfile_t *t, uint64_t k, const tfile_slot_t *sl)
 {
     if (t->err) return;
-    snprintf(t->what_buf, sizeof t->what_buf, "compressing block %llu (zstd stream %d of %d)",
-             (unsigned long long)k + 1, (int)(k % (uint64_t)t->streams) + 1, t->streams);
+    snprintf(t->what_buf, sizeof t->what_buf, "compressing block %llu (%s stream %d of %d)",
+             (unsigned long long)k + 1, t->codec == TFILE_ZSTD ? "zstd" : "LZ4",
+             (int)(k % (uint64_t)t->streams) + 1, t->streams);
     fail(t, sl->out_of_memory ? ENOMEM : EIO, t->what_buf);
 }
 
@@ -70,11 +103,11 @@ static int pick_stream(const tfile_t *t, const tfile_worker_t *w)
 {
     int oldest = -1;
     for (int s = 0; s < t->streams; s++)
-        if (!t->sbusy[s] && t->snext[s] < t->produced && (oldest < 0 || t->snext[s] < t->snext[oldest]))
+        if (!t->s[s].busy && t->s[s].next < t->produced && (oldest < 0 || t->s[s].next < t->s[oldest].next))
             oldest = s;
     const int cur = w->cur;
-    if (cur >= 0 && !t->sbusy[cur] && t->snext[cur] < t->produced && oldest >= 0 &&
-        t->snext[cur] < t->snext[oldest] + STICK_AHEAD * (uint64_t)t->streams)
+    if (cur >= 0 && !t->s[cur].busy && t->s[cur].next < t->produced && oldest >= 0 &&
+        t->s[cur].next < t->s[oldest].next + STICK_AHEAD * (uint64_t)t->streams)
         return cur;
     return oldest;
 }
@@ -85,14 +118,14 @@ static void *worker_main(void *arg)
 {
     tfile_worker_t *w = arg;
     tfile_t *t = w->t;
-    pthread_setname_np(pthread_self(), "tc-zstd");     /* for top -H, perf */
+    pthread_setname_np(pthread_self(), t->codec == TFILE_ZSTD ? "tc-zstd" : "tc-lz4");   /* for top -H, perf */
     pthread_mutex_lock(&t->lock);
     for (;;) {
         int s;
         while ((s = pick_stream(t, w)) < 0 && !t->closing) pthread_cond_wait(&t->work, &t->lock);
         if (s < 0) break;
-        const uint64_t k = t->snext[s];
-        t->sbusy[s] = true;
+        const uint64_t k = t->s[s].next;
+        t->s[s].busy = true;
         w->cur = s;
         tfile_slot_t *sl = &t->slot[k % TFILE_SLOTS];
         pthread_mutex_unlock(&t->lock);
@@ -101,10 +134,10 @@ static void *worker_main(void *arg)
 
         pthread_mutex_lock(&t->lock);
         sl->ready = true;
-        t->sbusy[s] = false;
-        t->snext[s] = k + (uint64_t)t->streams;
+        t->s[s].busy = false;
+        t->s[s].next = k + (uint64_t)t->streams;
         /* the stream's next chunk may wait for a free worker */
-        if (t->snext[s] < t->produced) pthread_cond_signal(&t->work);
+        if (t->s[s].next < t->produced) pthread_cond_signal(&t->work);
         if (t->waiting && k == t->waiting_for) pthread_cond_signal(&t->done);
     }
     pthread_mutex_unlock(&t->lock);
@@ -123,23 +156,66 @@ int tfile_workers_for(int streams)
 
 #define WORKER_STACK (1u << 20)
 
-/* The container's first bytes: 'tr' 0xFD 'P', compression type 1 (zstd)
- * and the stream count; or the legacy 'tZst' alone. */
-static size_t container_header(uint8_t *out, bool legacy, int streams)
+/* The container's first bytes: 'tr' 0xFD 'P', the compression type (1
+ * zstd, 0 LZ4) and the stream count; or the legacy magic alone, 'tZst' or
+ * 'tlZ' 4. */
+static size_t container_header(uint8_t *out, bool legacy, tfile_codec_t codec, int streams)
 {
-    static const uint8_t legacy_zstd[4] = { 't', 'Z', 's', 't' };
+    static const uint8_t legacy_zstd[4] = { 't', 'Z', 's', 't' }, legacy_lz4[4] = { 't', 'l', 'Z', 4 };
     if (legacy) {
-        memcpy(out, legacy_zstd, sizeof legacy_zstd);
-        return sizeof legacy_zstd;
+        memcpy(out, codec == TFILE_ZSTD ? legacy_zstd : legacy_lz4, 4);
+        return 4;
     }
-    const uint8_t header[6] = { 't', 'r', 0xFD, 'P', 1, (uint8_t)streams };
+    const uint8_t header[6] = { 't', 'r', 0xFD, 'P', codec == TFILE_ZSTD ? 1 : 0, (uint8_t)streams };
     memcpy(out, header, sizeof header);
     return sizeof header;
 }
 
-static int open_container(tfile_t *t, FILE *fp, int level, int streams, int workers, bool legacy)
+/* A stream's compression context, or NULL (out of memory). */
+static void *new_context(tfile_codec_t codec, int level)
 {
+    switch (codec) {
+    case TFILE_ZSTD: {
+        ZSTD_CCtx *c = ZSTD_createCCtx();
+        if (c) {
+            ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
+            ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
+        }
+        return c;
+    }
+    case TFILE_LZ4:
+        return LZ4_createStream();
+    case TFILE_LZ4HC:
+    case TFILE_LZ4_EXTREME: {
+        LZ4_streamHC_t *c = LZ4_createStreamHC();
+        if (c) LZ4_resetStreamHC_fast(c, codec == TFILE_LZ4HC ? LZ4HC_CLEVEL_DEFAULT : LZ4HC_CLEVEL_MAX);
+        return c;
+    }
+    }
+    return NULL;
+}
+
+static void free_context(tfile_codec_t codec, void *c)
+{
+    if (!c) return;
+    if (codec == TFILE_ZSTD) ZSTD_freeCCtx(c);
+    else if (codec == TFILE_LZ4) LZ4_freeStream(c);
+    else LZ4_freeStreamHC(c);
+}
+
+/* The largest block a chunk can compress to. */
+static size_t block_bound(tfile_codec_t codec)
+{
+    return codec == TFILE_ZSTD ? ZSTD_compressBound(TFILE_CHUNK) : (size_t)LZ4_COMPRESSBOUND(TFILE_CHUNK);
+}
+
+int tfile_open_with(tfile_t *t, FILE *fp, const tfile_params_t *p)
+{
+    const bool legacy = p->legacy;
+    const int streams = legacy && p->streams != 0 ? 1 : p->streams;
+    const int workers = legacy && p->workers > 1 ? 1 : p->workers;
     memset(t, 0, sizeof *t);
+    t->codec = p->codec;
     t->fp = fp;
     /* A FILE on a file descriptor would cut each batch's first 4 KiB off
      * as a write of its own: tfile does the buffering. (A memory stream
@@ -148,7 +224,9 @@ static int open_container(tfile_t *t, FILE *fp, int level, int streams, int work
     t->sync = streams == 0 || workers == 0;
     t->streams = streams < 1 ? 1 : streams > TFILE_MAX_STREAMS ? TFILE_MAX_STREAMS : streams;
     t->workers = t->sync ? 0 : workers < 1 ? 1 : workers > t->streams ? t->streams : workers;
-    t->outcap = ZSTD_compressBound(TFILE_CHUNK);
+    t->outcap = block_bound(t->codec);
+    t->s = xcalloc((size_t)t->streams, sizeof *t->s);
+    t->w = xcalloc((size_t)t->workers + 1, sizeof *t->w);
     pthread_mutex_init(&t->lock, NULL);
     pthread_cond_init(&t->done, NULL);
     pthread_cond_init(&t->work, NULL);
@@ -157,16 +235,15 @@ static int open_container(tfile_t *t, FILE *fp, int level, int streams, int work
         t->slot[i].out = xmalloc(t->outcap);
     }
     for (int i = 0; i < t->streams; i++) {
-        ZSTD_CCtx *c = ZSTD_createCCtx();
-        if (!c) {
+        tfile_stream_t *st = &t->s[i];
+        st->cx = new_context(t->codec, p->level);
+        if (t->codec != TFILE_ZSTD) st->dict = malloc(TFILE_CHUNK);
+        if (!st->cx || (t->codec != TFILE_ZSTD && !st->dict)) {
             tfile_close(t);
             errno = ENOMEM;
             return -1;
         }
-        ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
-        ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
-        t->zc[i] = c;
-        t->snext[i] = (uint64_t)i;
+        st->next = (uint64_t)i;
     }
     /* A compressor needs little stack, and the save comes when memory is
      * tightest: not the default (ulimit -s, often 8 MB of address space
@@ -190,19 +267,32 @@ static int open_container(tfile_t *t, FILE *fp, int level, int streams, int work
     pthread_attr_destroy(&attr);
     t->stage = xmalloc(TFILE_CHUNK);
     t->out = xmalloc(TFILE_OUT_BATCH + 4 + t->outcap);
-    t->out_used = container_header(t->out, legacy, t->streams);
+    t->out_used = container_header(t->out, legacy, t->codec, t->streams);
     t->file_bytes = t->out_used;
     return 0;
 }
 
 int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers)
 {
-    return open_container(t, fp, level, streams, workers, false);
+    const tfile_params_t p = { .codec = TFILE_ZSTD, .level = level, .streams = streams, .workers = workers };
+    return tfile_open_with(t, fp, &p);
 }
 
 int tfile_open_legacy(tfile_t *t, FILE *fp, int level, int streams)
 {
-    return open_container(t, fp, level, streams == 0 ? 0 : 1, 1, true);
+    const tfile_params_t p = { .codec = TFILE_ZSTD, .level = level, .streams = streams, .workers = 1, .legacy = true };
+    return tfile_open_with(t, fp, &p);
+}
+
+const char *tfile_codec_name(tfile_codec_t codec, int level, char *buf, size_t len)
+{
+    switch (codec) {
+    case TFILE_ZSTD: snprintf(buf, len, "zstd %d", level); break;
+    case TFILE_LZ4: snprintf(buf, len, "LZ4"); break;
+    case TFILE_LZ4HC: snprintf(buf, len, "LZ4HC"); break;
+    case TFILE_LZ4_EXTREME: snprintf(buf, len, "LZ4 extreme"); break;
+    }
+    return buf;
 }
 
 static void write_out(tfile_t *t, size_t n)
@@ -320,7 +410,12 @@ int tfile_close(tfile_t *t)
     for (int i = 0; i < t->workers; i++) {
         if (t->w[i].started) pthread_join(t->w[i].thread, NULL);
     }
-    for (int i = 0; i < t->streams; i++) ZSTD_freeCCtx(t->zc[i]);
+    for (int i = 0; i < t->streams; i++) {
+        free_context(t->codec, t->s[i].cx);
+        free(t->s[i].dict);
+    }
+    free(t->s);
+    free(t->w);
     for (int i = 0; i < TFILE_SLOTS; i++) {
         free(t->slot[i].in);
         free(t->slot[i].out);

@@ -1,10 +1,11 @@
 /* tfile.h - the .tracy container writer: the payload is cut into 64 KiB
- * chunks, chunk k is compressed by zstd stream k mod N (each stream one
- * never-ended zstd frame, flushed per chunk) and written as u32 size +
- * bytes after the 6-byte header (tracy-file-0.14.md section 1). The
- * legacy container of 0.10 is the same with one stream after a 4-byte
- * header, 'tZst', that has no type or stream-count byte
- * (tracy-file-older.md section 1.2).
+ * chunks, chunk k is compressed by stream k mod N (each stream one
+ * continuous zstd frame flushed per chunk, or one LZ4 block stream whose
+ * blocks refer back to the stream's previous one) and written as u32 size
+ * + bytes after the 6-byte header, whose type byte says zstd (1) or LZ4
+ * (0) (tracy-file-0.14.md section 1). The legacy container of 0.10 is the
+ * same with one stream after a 4-byte magic that alone says the codec,
+ * 'tZst' or 'tlZ' 4 (tracy-file-older.md section 1.2).
  *
  * Compression runs on worker threads while the caller goes on producing
  * the payload; blocks are written in chunk order. The stream count is a
@@ -24,7 +25,7 @@
 #include <string.h>
 
 #define TFILE_CHUNK 65536
-#define TFILE_MAX_STREAMS 16
+#define TFILE_MAX_STREAMS 255     /* the header's byte; upstream's limit too */
 #define TFILE_SLOTS 32          /* chunks in flight (compressing or waiting to be written) */
 #define TFILE_OUT_BATCH (1u << 20)  /* the FILE gets writes of this size at its multiples */
 
@@ -40,6 +41,32 @@ typedef struct {
 
 typedef struct tfile tfile_t;
 
+/* The compressors upstream's container has (tracy-update -z, -4, -h, -e). */
+typedef enum {
+    TFILE_ZSTD,                 /* at a level (ZSTD_minCLevel() .. ZSTD_maxCLevel()) */
+    TFILE_LZ4,                  /* LZ4, acceleration 1 */
+    TFILE_LZ4HC,                /* LZ4 HC at its default level, 9 */
+    TFILE_LZ4_EXTREME,          /* LZ4 HC at its highest level, 12 */
+} tfile_codec_t;
+
+/* What a container is written with. */
+typedef struct {
+    tfile_codec_t codec;
+    int level;                  /* zstd's level (other codecs: unused) */
+    int streams;                /* 1..TFILE_MAX_STREAMS; 0: one, compressed without threads */
+    int workers;                /* compression threads; 0: the caller's thread */
+    bool legacy;                /* the 0.10 container: one stream, no type or count byte */
+} tfile_params_t;
+
+/* A stream's compressor: its context and, for LZ4, the previous block it
+ * refers back to (kept here, as the block's slot is reused meanwhile). */
+typedef struct {
+    void *cx;                   /* ZSTD_CCtx, LZ4_stream_t or LZ4_streamHC_t */
+    char *dict;                 /* LZ4: TFILE_CHUNK bytes */
+    uint64_t next;              /* the stream's next chunk to compress */
+    bool busy;                  /* a worker compresses one of its chunks */
+} tfile_stream_t;
+
 typedef struct {
     tfile_t *t;
     pthread_t thread;
@@ -50,11 +77,10 @@ typedef struct {
 struct tfile {
     FILE *fp;
     int streams, workers;
+    tfile_codec_t codec;
     bool sync;                  /* compress on the caller's thread (streams 0) */
-    void *zc[TFILE_MAX_STREAMS];            /* ZSTD_CCtx of each stream */
-    uint64_t snext[TFILE_MAX_STREAMS];      /* each stream's next chunk to compress */
-    bool sbusy[TFILE_MAX_STREAMS];          /* a worker compresses one of its chunks */
-    tfile_worker_t w[TFILE_MAX_STREAMS];
+    tfile_stream_t *s;          /* `streams` of them */
+    tfile_worker_t *w;          /* `workers` of them */
     pthread_cond_t work;        /* a chunk to compress, or closing */
     tfile_slot_t slot[TFILE_SLOTS];
     size_t outcap;
@@ -77,15 +103,22 @@ struct tfile {
     char what_buf[80];          /* err_what, when it names a block */
 };
 
-/* Start a container on an open stream with `workers` compression threads
- * (at most one per stream; streams 0: one stream, compressed without
- * threads; workers 0: every stream compressed on the caller's thread). Workers that cannot start (ulimit -v) leave the work to the
- * ones that did, or with none to the caller's thread. Returns 0, or -1
- * (errno set) with nothing left to close. */
+/* Start a container on an open stream as p says, with p->workers
+ * compression threads (at most one per stream; streams 0: one stream,
+ * compressed without threads; workers 0: every stream compressed on the
+ * caller's thread; legacy: one stream, by one worker unless streams is 0).
+ * Workers that cannot start (ulimit -v) leave the work to the ones that
+ * did, or with none to the caller's thread. Returns 0, or -1 (errno set)
+ * with nothing left to close. */
+int tfile_open_with(tfile_t *t, FILE *fp, const tfile_params_t *p);
+/* zstd at `level`, in the current container... */
 int tfile_open(tfile_t *t, FILE *fp, int level, int streams, int workers);
-/* The same for the legacy container: one stream (streams 0: compressed
- * on the caller's thread; any other count: by one worker). */
+/* ...and in the legacy one (streams 0: compressed on the caller's thread;
+ * any other count: one stream, by one worker). */
 int tfile_open_legacy(tfile_t *t, FILE *fp, int level, int streams);
+/* "zstd 3", "LZ4", "LZ4HC", "LZ4 extreme": the codec as the summary and
+ * --help name it. */
+const char *tfile_codec_name(tfile_codec_t codec, int level, char *buf, size_t len);
 /* The compression threads worth running on this machine for `streams`:
  * one per online CPU, at most one per stream. */
 int tfile_workers_for(int streams);

@@ -1,7 +1,8 @@
 /* writer.c - the .tracy payload writer (see writer.h). Sections are written
- * by one function each, in file order; writer_write_trace() lists them.
+ * by one function each, in file order; writer_write_payload() lists them.
  * The few that differ between formats ask the format (file_format_t) at
- * the fields concerned. */
+ * the fields concerned; those --strip empties are written as tracy-update
+ * writes them after a load without that data (strip.h). */
 #include "writer.h"
 
 #include "config.h"
@@ -14,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "strip.h"
 #include "util.h"
 
 /* ---- small encoders ---------------------------------------------------------- */
@@ -133,7 +135,9 @@ static void write_crash(const model_t *m, tfile_t *f)
     tfile_u32(f, m->has_crash ? m->crash_callstack : 0);
 }
 
-static void write_frames(const model_t *m, tfile_t *f)
+/* Frames; without their images (--strip i), as upstream's loader leaves
+ * them, each with image -1. */
+static void write_frames(const model_t *m, bool images, tfile_t *f)
 {
     tfile_u64(f, m->frame_disc.order.n);
     for (size_t i = 0; i < m->frame_disc.order.n; i++) {
@@ -146,7 +150,7 @@ static void write_frames(const model_t *m, tfile_t *f)
             const frame_t *fr = &fs->frames.v[k];
             put_time(f, &ref, fr->start);
             if (!fs->continuous) put_time(f, &ref, fr->end);
-            tfile_u32(f, (uint32_t)fr->image);
+            tfile_u32(f, images ? (uint32_t)fr->image : UINT32_MAX);
         }
     }
 }
@@ -395,8 +399,11 @@ static void write_samples(const sample_t *v, size_t n, tfile_t *f)
     }
 }
 
-static void write_threads(const model_t *m, const file_format_t *fmt, tfile_t *f)
+/* Threads with their zones; their messages and samples unless stripped
+ * (the kernel sample count stays, as upstream's loader keeps it). */
+static void write_threads(const model_t *m, const file_format_t *fmt, unsigned strip, tfile_t *f)
 {
+    const bool messages = !(strip & STRIP_MESSAGES), samples = !(strip & STRIP_SAMPLES);
     tfile_u64(f, m->zone_count);
     tfile_u64(f, m->zone_parents);
     tfile_u64(f, m->nthreads);
@@ -408,10 +415,11 @@ static void write_threads(const model_t *m, const file_format_t *fmt, tfile_t *f
         tfile_u8(f, t->is_fiber);
         if (fmt->group_hint) tfile_u32(f, (uint32_t)t->group_hint);
         write_timeline(m, t, f);
-        tfile_u64(f, t->messages.n);
-        for (size_t k = 0; k < t->messages.n; k++) tfile_u64(f, (uint64_t)t->messages.v[k] + 1);
-        write_samples(t->ctx_switch_samples.v, t->ctx_switch_samples.n, f);
-        write_samples(t->samples.v, t->samples.n, f);
+        const size_t nmsg = messages ? t->messages.n : 0;
+        tfile_u64(f, nmsg);
+        for (size_t k = 0; k < nmsg; k++) tfile_u64(f, (uint64_t)t->messages.v[k] + 1);
+        write_samples(t->ctx_switch_samples.v, samples ? t->ctx_switch_samples.n : 0, f);
+        write_samples(t->samples.v, samples ? t->samples.n : 0, f);
     }
 }
 
@@ -584,11 +592,15 @@ static void write_pool(const mem_pool_t *p, tfile_t *f)
     tfile_u64(f, p->name);
 }
 
-static void write_memory(const model_t *m, tfile_t *f)
+/* Memory pools, at least the default one: without memory (--strip M),
+ * that one empty, as in a capture without memory events. (tracy-update -s M
+ * writes no pool at all, which leaves the loader's default pool pointer
+ * unset: tracy-file-0.14.md section 5.23.) */
+static void write_memory(const model_t *m, bool memory, tfile_t *f)
 {
     uint64_t total = 0;
     for (size_t i = 0; i < m->pools.n; i++) total += memlog_count(&m->pools.v[i].events);
-    if (m->pools.n == 0) {
+    if (m->pools.n == 0 || !memory) {
         /* The default pool is always present. */
         mem_pool_t def = { .name = 0, .low = UINT64_MAX };
         tfile_u64(f, 1);
@@ -625,13 +637,14 @@ static void write_callstacks(const model_t *m, tfile_t *f)
     }
 }
 
-static void write_app_info_and_images(const model_t *m, tfile_t *f)
+static void write_app_info_and_images(const model_t *m, bool images, tfile_t *f)
 {
     tfile_u64(f, m->app_info.n);
     for (size_t i = 0; i < m->app_info.n; i++) put_stringref(f, m->app_info.v[i], REF_IDX);
     tfile_u32(f, 0);   /* no zstd dictionary */
-    tfile_u64(f, m->images.n);
-    for (size_t i = 0; i < m->images.n; i++) {
+    const size_t n = images ? m->images.n : 0;
+    tfile_u64(f, n);
+    for (size_t i = 0; i < n; i++) {
         const frame_image_t *img = &m->images.v[i];
         tfile_u16(f, img->w);
         tfile_u16(f, img->h);
@@ -641,19 +654,25 @@ static void write_app_info_and_images(const model_t *m, tfile_t *f)
     }
 }
 
-static void write_scheduling(const model_t *m, const file_format_t *fmt, tfile_t *f)
+/* Whether a thread's context switches are saved: upstream saves those of
+ * threads with zones or samples (the samples it kept: none with --strip s). */
+static bool switches_saved(const model_t *m, uint64_t thread, bool samples)
 {
-    /* per-thread records, only for threads with zones or samples */
+    const thread_t *t = model_find_thread(m, thread);
+    return t && (t->zone_count > 0 || (samples && t->samples.n > 0));
+}
+
+/* Context switches, per thread and per CPU (none with --strip c), then the
+ * thread-to-process map and CPU statistics, which upstream keeps. */
+static void write_scheduling(const model_t *m, const file_format_t *fmt, unsigned strip, tfile_t *f)
+{
+    const bool switches = !(strip & STRIP_CONTEXT_SWITCHES), samples = !(strip & STRIP_SAMPLES);
     uint64_t n = 0;
-    for (size_t i = 0; i < m->switches.n; i++) {
-        const thread_t *t = model_find_thread(m, m->switches.v[i].thread);
-        n += t && (t->zone_count > 0 || t->samples.n > 0);
-    }
+    for (size_t i = 0; i < m->switches.n && switches; i++) n += switches_saved(m, m->switches.v[i].thread, samples);
     tfile_u64(f, n);
-    for (size_t i = 0; i < m->switches.n; i++) {
+    for (size_t i = 0; i < m->switches.n && switches; i++) {
         const thread_switches_t *ts = &m->switches.v[i];
-        const thread_t *t = model_find_thread(m, ts->thread);
-        if (!t || (t->zone_count == 0 && t->samples.n == 0)) continue;
+        if (!switches_saved(m, ts->thread, samples)) continue;
         tfile_u64(f, ts->thread);
         tfile_u64(f, ts->v.n);
         int64_t ref = 0;
@@ -670,12 +689,13 @@ static void write_scheduling(const model_t *m, const file_format_t *fmt, tfile_t
         }
     }
     uint64_t total = 0;
-    for (int i = 0; i < 256; i++) total += m->cpu_switches[i].n;
+    for (int i = 0; i < 256 && switches; i++) total += m->cpu_switches[i].n;
     tfile_u64(f, total);
     for (int i = 0; i < 256; i++) {
-        tfile_u64(f, m->cpu_switches[i].n);
+        const size_t ncpu = switches ? m->cpu_switches[i].n : 0;
+        tfile_u64(f, ncpu);
         int64_t ref = 0;
-        for (size_t k = 0; k < m->cpu_switches[i].n; k++) {
+        for (size_t k = 0; k < ncpu; k++) {
             put_time(f, &ref, m->cpu_switches[i].v[k].start);
             put_time(f, &ref, m->cpu_switches[i].v[k].end);
             tfile_u16(f, m->cpu_switches[i].v[k].thread);
@@ -705,7 +725,9 @@ static void write_hw_samples(const model_t *m, tfile_t *f)
     }
 }
 
-static void write_symbols(const model_t *m, tfile_t *f)
+/* Symbols, their code (none with --strip C; the code-to-symbol map
+ * stays, as upstream keeps it) and hardware samples. */
+static void write_symbols(const model_t *m, bool code, tfile_t *f)
 {
     uint64_t inl = 0;
     for (size_t i = 0; i < m->symbols.n; i++) inl += m->symbols.v[i].is_inline;
@@ -724,8 +746,9 @@ static void write_symbols(const model_t *m, tfile_t *f)
         tfile_u8(f, s->is_inline);
         tfile_int24(f, s->size);
     }
-    tfile_u64(f, m->symbol_code.n);
-    for (size_t i = 0; i < m->symbol_code.n; i++) {
+    const size_t ncode = code ? m->symbol_code.n : 0;
+    tfile_u64(f, ncode);
+    for (size_t i = 0; i < ncode; i++) {
         tfile_u64(f, m->symbol_code_addrs.v[i]);
         tfile_u32(f, (uint32_t)m->symbol_code.v[i].n);
         put_blob(f, m->symbol_code.v[i].p, m->symbol_code.v[i].n);
@@ -734,10 +757,11 @@ static void write_symbols(const model_t *m, tfile_t *f)
     write_hw_samples(m, f);
 }
 
-static void write_source_files(const model_t *m, tfile_t *f)
+static void write_source_files(const model_t *m, bool sources, tfile_t *f)
 {
-    tfile_u64(f, m->source_names.n);
-    for (size_t i = 0; i < m->source_names.n; i++) {
+    const size_t n = sources ? m->source_names.n : 0;
+    tfile_u64(f, n);
+    for (size_t i = 0; i < n; i++) {
         const char *name = strtab_get(&m->strings, m->source_names.v[i]);
         uint32_t len = (uint32_t)strlen(name);
         tfile_u32(f, len);
@@ -747,30 +771,38 @@ static void write_source_files(const model_t *m, tfile_t *f)
     }
 }
 
-void writer_write_trace(const model_t *m, const file_format_t *fmt, tfile_t *f)
+void writer_write_payload(const model_t *m, const file_format_t *fmt, unsigned strip, tfile_t *f)
 {
     /* the model must have been finished (model_finish): lists sorted, as
      * every release's loader expects */
     write_capture_info(m, fmt, f);
     write_topology(m, fmt, f);
     write_crash(m, f);
-    write_frames(m, f);
+    write_frames(m, !(strip & STRIP_FRAME_IMAGES), f);
     if (fmt->sections) write_sections(m, f);
     write_strings(m, f);
     write_thread_tables(m, f);
     write_source_locations(m, f);
-    write_locks(m, f);
-    write_messages(m, fmt, f);
+    if (strip & STRIP_LOCKS) tfile_u64(f, 0);
+    else write_locks(m, f);
+    if (strip & STRIP_MESSAGES) tfile_u64(f, 0);
+    else write_messages(m, fmt, f);
     write_zone_extras(m, f);
-    write_threads(m, fmt, f);
+    write_threads(m, fmt, strip, f);
     write_gpu(m, fmt, f);
-    write_plots(m, f);
-    write_memory(m, f);
+    if (strip & STRIP_PLOTS) tfile_u64(f, 0);
+    else write_plots(m, f);
+    write_memory(m, !(strip & STRIP_MEMORY), f);
     write_callstacks(m, f);
-    write_app_info_and_images(m, f);
-    write_scheduling(m, fmt, f);
-    write_symbols(m, f);
-    write_source_files(m, f);
+    write_app_info_and_images(m, !(strip & STRIP_FRAME_IMAGES), f);
+    write_scheduling(m, fmt, strip, f);
+    write_symbols(m, !(strip & STRIP_SYMBOL_CODE), f);
+    write_source_files(m, !(strip & STRIP_SOURCE_CACHE), f);
+}
+
+void writer_write_trace(const model_t *m, const file_format_t *fmt, tfile_t *f)
+{
+    writer_write_payload(m, fmt, 0, f);
 }
 
 /* ---- saving ----------------------------------------------------------------------------- */
@@ -880,20 +912,21 @@ static int place_beside(const char *tmp, const char *path, save_opts_t *s)
     return -1;
 }
 
-/* The trace into fp in format fmt, compressed in `streams` streams (one
- * in a legacy container); 0, or -1 with tf->err and tf->err_what saying
- * what failed. */
-static int write_container(const model_t *m, const file_format_t *fmt, FILE *fp, int level, int streams,
-                           bool this_thread, tfile_t *tf)
+/* The trace into fp in format fmt as s says, compressed in `streams`
+ * streams (one in a legacy container); 0, or -1 with tf->err and
+ * tf->err_what saying what failed. */
+static int write_container(const model_t *m, const file_format_t *fmt, FILE *fp, const save_opts_t *s,
+                           int streams, tfile_t *tf)
 {
-    const int rc = fmt->legacy ? tfile_open_legacy(tf, fp, level, streams)
-                               : tfile_open(tf, fp, level, streams, this_thread ? 0 : tfile_workers_for(streams));
-    if (rc < 0) {
+    const int one = streams < 1 ? 1 : streams;
+    const tfile_params_t p = { .codec = s->codec, .level = s->level, .streams = streams, .legacy = fmt->legacy,
+                               .workers = s->this_thread ? 0 : tfile_workers_for(fmt->legacy ? 1 : one) };
+    if (tfile_open_with(tf, fp, &p) < 0) {
         tf->err = errno;
         tf->err_what = "opening the file";
         return -1;
     }
-    writer_write_trace(m, fmt, tf);
+    writer_write_payload(m, fmt, s->strip, tf);
     return tfile_close(tf);
 }
 
@@ -911,9 +944,9 @@ static bool start_over(FILE *fp)
 static int write_file(const model_t *m, FILE *fp, save_opts_t *s, bool regular, tfile_t *tf)
 {
     const file_format_t *fmt = s->format ? s->format : file_format_default();
-    int err = write_container(m, fmt, fp, s->level, s->streams, s->this_thread, tf);
+    int err = write_container(m, fmt, fp, s, s->streams, tf);
     if (err && tf->err == ENOMEM && regular && s->streams != 0 && start_over(fp)) {
-        err = write_container(m, fmt, fp, s->level, 0, s->this_thread, tf);
+        err = write_container(m, fmt, fp, s, 0, tf);
         s->one_stream = err == 0;
     }
     if (err == 0 && (fflush(fp) != 0 || (regular && fsync(fileno(fp)) != 0))) {

@@ -10,11 +10,16 @@
 #include "tfile.h"
 
 /* Write the whole payload in format fmt into an open container (of the
- * kind fmt->legacy says). */
+ * kind fmt->legacy says), leaving out what `strip` (STRIP_*, strip.h)
+ * names... */
+void writer_write_payload(const model_t *m, const file_format_t *fmt, unsigned strip, tfile_t *f);
+/* ...or nothing. */
 void writer_write_trace(const model_t *m, const file_format_t *fmt, tfile_t *f);
 
 typedef struct {
+    tfile_codec_t codec;                /* zstd (the default) or an LZ4 mode */
     int level, streams;                 /* zstd level, stream count (0: one, no threads) */
+    unsigned strip;                     /* STRIP_*: what is left out (strip.h) */
     bool this_thread;                   /* compress the streams on the calling thread (a pool's) */
     const file_format_t *format;        /* NULL: file_format_default(); a legacy one has one stream */
     bool replace;                       /* -f: a file already at the path is replaced */

@@ -771,12 +771,17 @@ void model_count(const model_t *m, model_counts_t *c)
     c->strings = m->strings.n;
     c->frame_sets = m->frame_disc.order.n;
     for (size_t i = 0; i < m->frame_disc.order.n; i++) c->frames += m->framesets[m->frame_disc.order.v[i]]->frames.n;
+    /* the base set's frames at 0, at the end of the client's start-up and,
+     * on demand, at the connection */
+    const uint64_t base = m->nframesets ? (m->on_demand ? 3 : 2) : 0;
+    c->marked_frames = c->frames > base ? c->frames - base : 0;
     c->frame_images = m->images.n;
     c->messages = m->messages.n;
     c->app_info = m->app_info.n;
     c->params = m->params;
     c->plots = m->plot_disc.order.n;
     for (size_t i = 0; i < m->plot_disc.order.n; i++) c->plot_points += m->plots[m->plot_disc.order.v[i]]->points.n;
+    for (size_t i = 0; i < m->plot_disc.order.n; i++) c->system_plots += m->plots[m->plot_disc.order.v[i]]->type != PLOT_USER;
     c->locks = m->locks.n;
     for (size_t i = 0; i < m->locks.n; i++) c->lock_events += m->locks.v[i].events.n;
     c->memory_pools = m->pools.n ? m->pools.n : 1;
@@ -790,7 +795,11 @@ void model_count(const model_t *m, model_counts_t *c)
     for (size_t i = 0; i < m->symbol_code.n; i++) c->symbol_code_bytes += m->symbol_code.v[i].n;
     c->source_files = m->source_data.n;
     for (size_t i = 0; i < m->source_data.n; i++) c->source_file_bytes += m->source_data.v[i].n;
-    for (size_t i = 0; i < m->switches.n; i++) c->context_switches += m->switches.v[i].v.n;
+    for (size_t i = 0; i < m->switches.n; i++) {
+        const thread_t *t = model_find_thread(m, m->switches.v[i].thread);
+        c->context_switches += m->switches.v[i].v.n;
+        if (t && t->is_fiber) c->fiber_runs += m->switches.v[i].v.n;
+    }
     for (int i = 0; i < 256; i++) c->cpu_context_switches += m->cpu_switches[i].n;
     for (size_t i = 0; i < m->hw.n; i++)
         for (int k = 0; k < 6; k++) c->hw_samples += m->hw.v[i].v[k].n;

@@ -140,6 +140,10 @@ typedef struct {
     double val;
 } plot_point_t;
 
+/* A plot's type: the program's own, or one of the client's (CPU usage,
+ * power) or the profiler's (memory). */
+enum { PLOT_USER = 0, PLOT_MEMORY = 1, PLOT_SYSTIME = 2, PLOT_POWER = 3 };
+
 typedef struct {
     uint64_t name;
     uint8_t type, format, show_steps, fill;
@@ -560,8 +564,10 @@ void model_free(model_t *m);
 typedef struct {
     uint64_t threads, zones, zone_extras, source_locations, strings;
     uint64_t frame_sets, frames, frame_images;
+    uint64_t marked_frames;     /* frames beyond the base ones every capture has (FrameMark's) */
     uint64_t messages, app_info, params;
     uint64_t plots, plot_points;
+    uint64_t system_plots;      /* of the plots, those of CPU usage and power, which no program records */
     uint64_t locks, lock_events;
     uint64_t memory_pools, memory_events;
     uint64_t gpu_contexts, gpu_zones;
@@ -569,6 +575,7 @@ typedef struct {
     uint64_t source_files, source_file_bytes;
     uint64_t samples, context_switch_samples, context_switches, cpu_context_switches, hw_samples;
     uint64_t fibers, sections, crashes;
+    uint64_t fiber_runs;        /* of the per-thread context switches, the runs of fibers */
 } model_counts_t;
 
 void model_count(const model_t *m, model_counts_t *c);

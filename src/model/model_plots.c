@@ -5,7 +5,6 @@
 #include <math.h>
 
 
-enum { PLOT_USER = 0, PLOT_MEMORY = 1, PLOT_SYSTIME = 2, PLOT_POWER = 3 };
 enum { FMT_NUMBER = 0, FMT_MEMORY = 1, FMT_PERCENTAGE = 2, FMT_WATT = 3 };
 
 static plot_t *new_plot(model_t *m, uint64_t name, uint8_t type, uint8_t format)

@@ -96,6 +96,27 @@ static int wait_writable(spool_t *s, int64_t since)
     }
 }
 
+#define DROP_WINDOW (8u << 20)
+
+void spool_drop_behind(spool_t *s)
+{
+    s->drop_behind = s->fd >= 0 && s->regular;
+}
+
+/* Past each window: its writeback starts, and the window before it, by
+ * now on the disk, leaves the page cache. */
+static void drop_written(spool_t *s)
+{
+    while (s->bytes - s->dropped_to >= 2 * (uint64_t)DROP_WINDOW) {
+        const off_t old = (off_t)s->dropped_to, recent = old + DROP_WINDOW;
+        sync_file_range(s->fd, recent, DROP_WINDOW, SYNC_FILE_RANGE_WRITE);
+        sync_file_range(s->fd, old, DROP_WINDOW,
+                        SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+        posix_fadvise(s->fd, old, DROP_WINDOW, POSIX_FADV_DONTNEED);
+        s->dropped_to += DROP_WINDOW;
+    }
+}
+
 void spool_write(spool_t *s, const void *p, size_t n)
 {
     if (s->fd < 0 || s->err) return;
@@ -121,6 +142,7 @@ void spool_write(spool_t *s, const void *p, size_t n)
         n -= (size_t)k;
         s->bytes += (uint64_t)k;
     }
+    if (s->drop_behind) drop_written(s);
 }
 
 int spool_read_at(const spool_t *s, uint64_t at, void *p, size_t n)

@@ -31,6 +31,8 @@ typedef struct {
     bool removed;                /* its name already removed (spool_remove) */
     atomic_bool stop_waiting;    /* spool_stop_waiting was called */
     bool readable;               /* a regular file opened for reading back, too */
+    bool drop_behind;            /* spool_drop_behind: written windows leave the page cache */
+    uint64_t dropped_to;         /* ...up to here */
 } spool_t;
 
 /* Create the spool at path, locked (flock) while it is open. An existing
@@ -44,6 +46,12 @@ int spool_open(spool_t *s, const char *path, bool force);
  * full is waited for, but one that takes nothing for 10 s fails the spool
  * (ETIMEDOUT), as does spool_stop_waiting (ECANCELED). */
 void spool_write(spool_t *s, const void *p, size_t n);
+/* For a spool nothing reads back while it is written (the daemon's): once
+ * written, every few MB go to the disk and leave the page cache, so that
+ * a long capture's spool holds no memory of the machine's (and many
+ * clients' spools do not fill it). A regular file only; call before the
+ * first write. */
+void spool_drop_behind(spool_t *s);
 /* Make a spool_write that waits for a full FIFO or device give up at once
  * (any thread). */
 void spool_stop_waiting(spool_t *s);

@@ -1058,11 +1058,12 @@ START_TEST(contradictory_and_empty_options_are_refused)
         { { "-o", "OUT", "--keep-spool", "--no-spool", NULL }, "--keep-spool and --no-spool contradict" },
         { { "-o", "OUT", "--recover", "REC", "--keep-spool", NULL }, "--recover reads a recording" },
         { { "-o", "OUT", "--connect-timeout", "0", NULL }, "above 0" },
-        { { "-o", "OUT", "-fz", NULL }, "unknown option '-z'" },
+        { { "-o", "OUT", "-fY", NULL }, "unknown option '-Y'" },
         { { "-o", "OUT", "-fp", NULL }, "option '-p' needs an argument" },
         { { "-o", "OUT", "-p", "+80", NULL }, "invalid port '+80'" },
         { { "-o", "OUT", "--quiet=1", NULL }, "option '--quiet' takes no argument" },
-        { { "-o", "OUT", "--quiet", "-zf", NULL }, "unknown option '-z'" },
+        { { "-o", "OUT", "--quiet", "-Yf", NULL }, "unknown option '-Y'" },
+        { { "-o", "OUT", "-fz", NULL }, "option '-z' needs an argument" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *argv[10] = { (char *)prog.capture };
@@ -2126,6 +2127,408 @@ START_TEST(string_flood_of_colliding_contents_stays_linear)
 }
 END_TEST
 
+/* ---- for CI jobs: --require, the summary, --summary-json, LD_PRELOAD (issue 15) ------ */
+
+typedef struct {
+    int rc;
+    char *out, *err;    /* its stdout and stderr */
+} split_run_t;
+
+/* Run tracy-capture with arguments from a NULL-terminated list, its stdout
+ * and stderr kept apart. */
+static split_run_t capture_split(const char *first, ...)
+{
+    char *argv[40] = { (char *)prog.capture };
+    int n = 1;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && n < 39; a = va_arg(ap, const char *)) argv[n++] = (char *)a;
+    va_end(ap);
+    argv[n] = NULL;
+    int out;
+    proc_t p = spawn_split(argv, &out);
+    split_run_t r = { .rc = wait_exit(p.pid, 60) };
+    r.out = drain(out);
+    r.err = drain(p.err);
+    return r;
+}
+
+static void split_free(split_run_t *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+#define ALL_FAMILIES "zones,frames,messages,plots,locks,memory,callstacks,sampling,context-switches,gpu,source-files"
+
+/* Run python3 on a JSON file: `code` asserts on d, the parsed object (and
+ * argv[3], `arg`). False (said) where python3 cannot be run. */
+static bool json_holds(const char *path, const char *code, const char *arg)
+{
+    static const char runner[] = "import json, sys\nd = json.load(open(sys.argv[1]))\narg = sys.argv[3]\n"
+                                 "exec(sys.argv[2])\n";
+    char *argv[] = { "/usr/bin/env", "python3", "-c", (char *)runner, (char *)path, (char *)code,
+                     (char *)(arg ? arg : ""), NULL };
+    int out;
+    proc_t p = spawn_split(argv, &out);
+    const int rc = wait_exit(p.pid, 30);
+    char *o = drain(out), *e = drain(p.err);
+    if (rc == 127) {
+        fprintf(stderr, "skipped: python3 is needed to read the JSON file\n");
+        free(o);
+        free(e);
+        return false;
+    }
+    ck_assert_msg(rc == 0, "the JSON %s does not hold: %s\n%s%s", path, code, o, e);
+    free(o);
+    free(e);
+    return true;
+}
+
+/* The sum of the first numbers of the manifest's lines that begin with
+ * `key ` ("mempool ALLOCS FREES NAME"). */
+static long long manifest_sum(const char *man, const char *key)
+{
+    long long sum = 0;
+    const size_t len = strlen(key);
+    for (const char *p = man; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (strncmp(p, key, len) == 0 && p[len] == ' ') sum += atoll(p + len + 1);
+    return sum;
+}
+
+/* The `normal` scenario lacks GPU zones, samples, context switches and
+ * source files: --require of every family saves the trace, exits 9, and
+ * names each of those four with its usual causes, and no other; -q says
+ * nothing else. The JSON says the same. */
+START_TEST(require_names_what_the_capture_lacks_and_why)
+{
+    tmp_t t = tmp_make();
+    char json[160];
+    snprintf(json, sizeof json, "%s/summary.json", t.dir);
+    client_t c = client_start("--scenario", "normal", "--manifest", t.manifest, NULL);
+    split_run_t r = capture_split("-q", "-o", t.out, "-p", c.port, "--connect-timeout", "10", "--require",
+                                  ALL_FAMILIES, "--summary-json", json, NULL);
+    ck_assert_int_eq(client_finish(&c), 0);
+    ck_assert_msg(r.rc == 9, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(!r.out[0], "stdout despite -q: %s", r.out);
+    check_zones_as_sent(&t, t.out);
+    static const char *const lacking[] = {
+        "error: --require sampling: the capture holds no samples: sampling needs the client to run as root or with "
+        "/proc/sys/kernel/perf_event_paranoid at most 1, and a client built without TRACY_NO_SAMPLING and "
+        "TRACY_NO_SYSTEM_TRACING",
+        "sampling does not work in most virtual machines (the client says its sampling period is 0",
+        "error: --require context-switches: the capture holds no context switches: they need the client to run as "
+        "root or with /proc/sys/kernel/perf_event_paranoid at most 1",
+        "error: --require gpu: the capture holds no GPU zones: the program has no GPU instrumentation",
+        "error: --require source-files: the capture holds no source files: the client was built without debug "
+        "information (-g), or it did not find the source files",
+    };
+    for (size_t i = 0; i < sizeof lacking / sizeof lacking[0]; i++)
+        ck_assert_msg(strstr(r.err, lacking[i]), "'%s' not said: %s", lacking[i], r.err);
+    static const char *const held[] = { "zones", "frames", "messages", "plots", "locks", "memory", "callstacks" };
+    for (size_t i = 0; i < sizeof held / sizeof held[0]; i++) {
+        char said[64];
+        snprintf(said, sizeof said, "--require %s:", held[i]);
+        ck_assert_msg(!strstr(r.err, said), "%s said missing: %s", held[i], r.err);
+    }
+    /* four errors and nothing else */
+    int lines = 0;
+    for (const char *p = r.err; (p = strchr(p, '\n')); p++) lines++;
+    ck_assert_msg(lines == 4, "%d lines: %s", lines, r.err);
+
+    char *man = read_file(t.manifest), code[1024];
+    snprintf(code, sizeof code,
+             "assert d['status'] == 9 and d['saved'] is True and d['path'] == arg, d\n"
+             "assert d['missing'] == ['sampling', 'context-switches', 'gpu', 'source-files'], d['missing']\n"
+             "assert d['required'] == %s, d['required']\n"
+             "assert d['empty'] == d['missing'], d['empty']\n"
+             "assert d['zones'] == %lld == d['families']['zones']['zones'], d['zones']\n"
+             "assert d['families']['memory']['memory_events'] == %lld, d['families']['memory']\n"
+             "assert d['families']['locks']['locks'] == %lld, d['families']['locks']\n"
+             "assert d['families']['sampling'] == {'samples': 0, 'context_switch_samples': 0, "
+             "'hardware_samples': 0}, d['families']['sampling']\n",
+             "['zones', 'frames', 'messages', 'plots', 'locks', 'memory', 'callstacks', 'sampling', "
+             "'context-switches', 'gpu', 'source-files']",
+             manifest_value(man, "zones"), manifest_sum(man, "mempool"), manifest_value(man, "locks"));
+    json_holds(json, code, t.out);
+    free(man);
+    split_free(&r);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* The `everything` scenario holds every family: --require of them all
+ * exits 0, and the summary has a line for each and no "Not captured". */
+START_TEST(require_is_met_by_a_capture_of_every_family)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", "everything", NULL);
+    split_run_t r = capture_split("-o", t.out, "-p", c.port, "--connect-timeout", "10", "--require", ALL_FAMILIES,
+                                  NULL);
+    ck_assert_int_eq(client_finish(&c), 0);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(!strstr(r.err, "error"), "%s", r.err);
+    static const char *const lines[] = {
+        "\n  zones             ", "\n  frames            ", "\n  messages          ", "\n  plots             ",
+        "\n  locks             ", "\n  memory            ", "\n  callstacks        ", "\n  sampling          ",
+        "\n  context-switches  ", "\n  gpu               ", "\n  source-files      ", "\n  sections          ",
+    };
+    const char *at = strstr(r.out, "\nCaptured:\n");
+    ck_assert_msg(at, "%s", r.out);
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        const char *next = strstr(at, lines[i]);
+        ck_assert_msg(next, "no line '%s' in order: %s", lines[i] + 1, r.out);
+        at = next + 1;
+    }
+    ck_assert_msg(strstr(r.out, " samples (") && strstr(r.out, " CPU context switches"), "%s", r.out);
+    ck_assert_msg(!strstr(r.out, "Not captured"), "%s", r.out);
+    split_free(&r);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* Memory and call stacks missing (the `zones` scenario) are said with
+ * their causes; a failure of the capture's own keeps its status (8, the
+ * stream broken) over the requirement's, which is still said; an unknown
+ * family is a usage error naming the known ones, before connecting. */
+START_TEST(require_hints_and_which_status_wins)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", "zones", "--zones", "2000", NULL);
+    split_run_t r = capture_split("-o", t.out, "-p", c.port, "--connect-timeout", "10", "--require", "memory",
+                                  "--require", "callstacks,zones", NULL);
+    ck_assert_int_eq(client_finish(&c), 0);
+    ck_assert_msg(r.rc == 9, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(strstr(r.err, "error: --require memory: the capture holds no memory events: the program reports "
+                                "none (TracyAlloc, TracyFree...); if an allocation interposer is to report them "
+                                "through LD_PRELOAD, it did not load into the program") &&
+                  strstr(r.err, "error: --require callstacks: the capture holds no call stacks: the call-stack "
+                                "depth is 0") && !strstr(r.err, "--require zones"), "%s", r.err);
+    /* said after the save, whose summary is complete */
+    ck_assert_msg(strstr(r.out, "Trace size") && strstr(r.out, "\nNot captured: messages, plots, locks, memory, callstacks, sampling"),
+                  "%s", r.out);
+    check_has_zones(&t, t.out);
+    split_free(&r);
+
+    c = client_start("--scenario", "garbage", "--garbage-kind", "lz4", NULL);
+    r = capture_split("-f", "-o", t.out, "-p", c.port, "--connect-timeout", "10", "--require", "gpu", NULL);
+    client_finish(&c);
+    ck_assert_msg(r.rc == 8, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(strstr(r.err, "does not decompress") && strstr(r.err, "--require gpu: the capture holds no GPU"),
+                  "%s", r.err);
+    split_free(&r);
+
+    char port[16];
+    free_port(port, sizeof port);
+    r = capture_split("-o", t.out, "-f", "-p", port, "--require", "memory,sampels", NULL);
+    ck_assert_msg(r.rc == 1, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(strstr(r.err, "--require: unknown family 'sampels'; the families are: zones, frames, messages, "
+                                "plots, locks, memory, callstacks, sampling, context-switches, gpu, source-files"),
+                  "%s", r.err);
+    split_free(&r);
+    r = capture_split("-o", t.out, "-f", "-p", port, "--require", ",", NULL);
+    ck_assert_msg(r.rc == 1 && strstr(r.err, "--require needs a comma-separated list of families"), "rc %d: %s",
+                  r.rc, r.err);
+    split_free(&r);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* The summary: upstream's lines first, as they were (scripts read them),
+ * then a line per family with something in it and one naming those with
+ * nothing; with -q nothing at all, not even the warning a bad event gets. */
+START_TEST(summary_lists_the_families_after_upstreams_lines)
+{
+    tmp_t t = tmp_make();
+    client_t c = client_start("--scenario", "normal", "--manifest", t.manifest, NULL);
+    split_run_t r = capture_split("-o", t.out, "-p", c.port, "--connect-timeout", "10", NULL);
+    ck_assert_int_eq(client_finish(&c), 0);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    static const char *const order[] = {
+        "\nFrames: ", "\nTime span: ", "\nZones: 3,966\n", "\nElapsed time: ", "\nSaving trace... done!\n",
+        "\nTrace size ", "\nCaptured:\n", "\n  zones             3,966 zones (", "\n  frames            ",
+        "\n  messages          ", "\n  plots             3 plots, 519 points\n",
+        "\n  locks             2 locks, 1,353 lock events\n", "\n  memory            191 memory events in 2 pools\n",
+        "\n  callstacks        3 call stacks of 5 frames, 5 symbols\n",
+        "\nNot captured: sampling, context-switches, gpu, source-files\n",
+    };
+    const char *at = r.out;
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        const char *next = strstr(at, order[i]);
+        ck_assert_msg(next, "'%s' not found in order: %s", order[i] + 1, r.out);
+        at = next + 1;
+    }
+    ck_assert_msg(strchr(at, '\n')[1] == '\0', "after the last line: %s", at);
+    ck_assert_msg(!strstr(r.out, " 0 "), "a count of 0 is shown: %s", r.out);
+    split_free(&r);
+
+    /* -q: errors only; a dropped event's warning is not one */
+    c = client_start("--scenario", "malformed", "--garbage-kind", "lock-unannounced", NULL);
+    r = capture_split("-q", "-f", "-o", t.out, "-p", c.port, "--connect-timeout", "10", NULL);
+    ck_assert_int_eq(client_finish(&c), 0);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(!r.out[0] && !r.err[0], "-q said: %s%s", r.out, r.err);
+    check_has_zones(&t, t.out);
+    split_free(&r);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* --summary-json: replaces what was there with the whole object, leaves
+ * no temporary file, says the same of a --recover of the capture's
+ * spool, the client's program name escaped as JSON; it may not be the
+ * output, and an unwritable place is refused before connecting (exit 5). */
+START_TEST(summary_json_is_whole_and_also_written_by_recover)
+{
+    tmp_t t = tmp_make();
+    char json[160], json2[160], spool[160], out2[160];
+    snprintf(json, sizeof json, "%s/summary.json", t.dir);
+    snprintf(json2, sizeof json2, "%s/recovered.json", t.dir);
+    snprintf(spool, sizeof spool, "%s.spool", t.out);
+    snprintf(out2, sizeof out2, "%s/recovered.tracy", t.dir);
+    FILE *old = fopen(json, "w");
+    fputs("{\"stale\": true, and not even JSON", old);
+    fclose(old);
+    /* a program name JSON must escape, not all of it UTF-8 */
+    client_t c = client_start("--scenario", "normal", "--manifest", t.manifest, "--name", "caf\xc3\xa9 \"q\"\\ \xff",
+                              NULL);
+    split_run_t r = capture_split("-o", t.out, "-p", c.port, "--connect-timeout", "10", "--keep-spool",
+                                  "--summary-json", json, NULL);
+    ck_assert_int_eq(client_finish(&c), 0);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "ls %s | grep -q '\\.tmp\\.'", t.dir);
+    ck_assert_msg(system(cmd) != 0, "a temporary file was left in %s", t.dir);
+    /* the numbers of upstream's lines, as the console said them */
+    const char *frames = strstr(r.out, "\nFrames: ");
+    ck_assert_ptr_nonnull(frames);
+    struct stat st;
+    ck_assert_int_eq(stat(t.out, &st), 0);
+    char code[1200];
+    snprintf(code, sizeof code,
+             "assert 'stale' not in d and d['status'] == 0 and d['saved'] is True, d\n"
+             "assert d['path'] == arg and d['format'] == '0.14.0' and d['compression'] == 'zstd 3, 4 streams', d\n"
+             "assert d['client'] == {'program': 'caf\\xe9 \"q\"\\\\ \\ufffd', 'release': '0.14.0', "
+             "'protocol': 82}, d['client']\n"
+             "assert '{:,}'.format(d['frames']) == '%.*s', d['frames']\n"
+             "assert d['zones'] == 3966 and d['time_span_ns'] > 0 and d['elapsed_ns'] > 0, d\n"
+             "assert d['trace_bytes'] == %lld and d['payload_bytes'] > d['trace_bytes'] > 0, d\n"
+             "assert d['empty'] == ['sampling', 'context-switches', 'gpu', 'source-files'], d['empty']\n"
+             "assert d['required'] == [] and d['missing'] == [], d\n"
+             "assert set(d['families']) == {'zones', 'frames', 'messages', 'plots', 'locks', 'memory', "
+             "'callstacks', 'sampling', 'context-switches', 'gpu', 'source-files', 'sections', 'parameters', "
+             "'crash'}, d['families']\n"
+             "assert d['families']['frames']['marked_frames'] > 0, d['families']['frames']\n",
+             (int)strcspn(frames + 9, "\n"), frames + 9, (long long)st.st_size);
+    const bool python = json_holds(json, code, t.out);
+    split_free(&r);
+
+    r = capture_split("-o", out2, "--recover", spool, "--summary-json", json2, "--require", "gpu", NULL);
+    ck_assert_msg(r.rc == 9, "rc %d: %s", r.rc, r.err);
+    if (python)
+        json_holds(json2, "first = json.load(open(arg))\n"
+                          "assert d['families'] == first['families'] and d['zones'] == first['zones'], d\n"
+                          "assert d['status'] == 9 and d['missing'] == ['gpu'], d\n", json);
+    split_free(&r);
+
+    /* through a link to nowhere: the file it names is made, the link stays */
+    char link[200], target[200];
+    snprintf(link, sizeof link, "%s/link.json", t.dir);
+    snprintf(target, sizeof target, "%s/target.json", t.dir);
+    ck_assert_int_eq(symlink(target, link), 0);
+    r = capture_split("-f", "-o", out2, "--recover", spool, "--summary-json", link, NULL);
+    ck_assert_msg(r.rc == 0, "rc %d: %s", r.rc, r.err);
+    struct stat lst;
+    ck_assert(lstat(link, &lst) == 0 && S_ISLNK(lst.st_mode));
+    ck_assert(stat(target, &lst) == 0 && S_ISREG(lst.st_mode) && lst.st_size > 100);
+    split_free(&r);
+
+    /* what --strip leaves out is not in the file: missing, and said so */
+    r = capture_split("-f", "-o", out2, "--recover", spool, "--strip", "M", "--require", "memory,locks",
+                      "--summary-json", json2, NULL);
+    ck_assert_msg(r.rc == 9, "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(!strcmp(r.err, "tracy-capture: error: --require memory: the trace holds nothing of it: --strip "
+                                 "left it out of the file (the capture received some)\n"), "%s", r.err);
+    ck_assert_msg(strstr(r.out, "\nNot captured: sampling, context-switches, gpu, source-files\n"
+                                "Left out by --strip: memory\n"), "%s", r.out);
+    if (python)
+        json_holds(json2, "assert d['stripped'] == ['memory'] and d['missing'] == ['memory'], d\n"
+                          "assert 'memory' not in d['empty'] and d['families']['memory']['memory_events'] == 0, d\n",
+                   NULL);
+    split_free(&r);
+
+    /* the output itself, or a place that cannot be written: before connecting */
+    char port[16];
+    free_port(port, sizeof port);
+    r = capture_split("-f", "-o", t.out, "-p", port, "--summary-json", t.out, NULL);
+    ck_assert_msg(r.rc == 1 && strstr(r.err, "--summary-json") && strstr(r.err, "is the output file"), "rc %d: %s",
+                  r.rc, r.err);
+    split_free(&r);
+    char nowhere[200];
+    snprintf(nowhere, sizeof nowhere, "%s/no/such/dir/summary.json", t.dir);
+    const double t0 = now_s();
+    r = capture_split("-f", "-o", t.out, "-p", port, "--connect-timeout", "5", "--summary-json", nowhere, NULL);
+    ck_assert_msg(r.rc == 5 && strstr(r.err, "cannot write --summary-json"), "rc %d: %s", r.rc, r.err);
+    ck_assert_msg(now_s() - t0 < 3, "it tried to connect first");
+    split_free(&r);
+    tmp_remove(&t);
+}
+END_TEST
+
+/* The path of the C library this process runs with (a harmless library
+ * to preload), from /proc/self/maps; "" if not found. */
+static void libc_path(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[1024];
+    while (f && fgets(line, sizeof line, f)) {
+        const char *path = strchr(line, '/');
+        if (!path || !(strstr(path, "/libc.so") || strstr(path, "/libc-"))) continue;
+        snprintf(buf, len, "%.*s", (int)strcspn(path, "\n"), path);
+        break;
+    }
+    if (f) fclose(f);
+}
+
+/* tracy-capture run with LD_PRELOAD set warns before it connects, and
+ * says how to run it without; empty, it says nothing; -q: errors only. */
+START_TEST(ld_preload_on_the_capture_is_warned_at_once)
+{
+    char lib[512], port[16];
+    libc_path(lib, sizeof lib);
+    ck_assert_msg(lib[0], "no C library in /proc/self/maps");
+    free_port(port, sizeof port);
+    tmp_t t = tmp_make();
+    /* (a sanitizer runtime must come first: let it come second) */
+    const char *asan = getenv("ASAN_OPTIONS");
+    char asan_options[512];
+    snprintf(asan_options, sizeof asan_options, "%s%sverify_asan_link_order=0", asan ? asan : "", asan ? ":" : "");
+    setenv("ASAN_OPTIONS", asan_options, 1);
+    setenv("LD_PRELOAD", lib, 1);
+    split_run_t r = capture_split("-o", t.out, "-p", port, "--connect-timeout", "0.3", NULL);
+    ck_assert_msg(r.rc == 6, "rc %d: %s", r.rc, r.err);
+    char want[700];
+    snprintf(want, sizeof want, "tracy-capture: warning: LD_PRELOAD is set (%s): an interposer meant for the "
+             "profiled program also hooks tracy-capture itself, which can corrupt the capture; unset it for the "
+             "capture: env -u LD_PRELOAD tracy-capture ...\n", lib);
+    ck_assert_msg(strstr(r.err, want) == r.err, "not said first: %s", r.err);
+    ck_assert_msg(strstr(r.out, "Connecting to") && strstr(r.err, "error:"), "%s%s", r.out, r.err);
+    split_free(&r);
+
+    r = capture_split("-q", "-o", t.out, "-p", port, "--connect-timeout", "0.3", NULL);
+    ck_assert_msg(r.rc == 6 && !strstr(r.err, "LD_PRELOAD") && strstr(r.err, "error:"), "rc %d: %s", r.rc, r.err);
+    split_free(&r);
+
+    setenv("LD_PRELOAD", "", 1);
+    r = capture_split("-o", t.out, "-p", port, "--connect-timeout", "0.3", NULL);
+    ck_assert_msg(r.rc == 6 && !strstr(r.err, "LD_PRELOAD"), "rc %d: %s", r.rc, r.err);
+    split_free(&r);
+    unsetenv("LD_PRELOAD");
+    tmp_remove(&t);
+}
+END_TEST
+
 static Suite *e2e_suite(void)
 {
     Suite *s = suite_create("end to end");
@@ -2209,6 +2612,18 @@ static Suite *e2e_suite(void)
     tcase_add_test(hostile, call_stack_flood_of_colliding_contents_stays_linear);
     tcase_add_test(hostile, string_flood_of_colliding_contents_stays_linear);
     suite_add_tcase(s, hostile);
+
+    /* For CI jobs: --require, the summary, --summary-json, LD_PRELOAD
+     * (CK_RUN_CASE=ci runs these alone). */
+    TCase *ci = tcase_create("ci");
+    tcase_set_timeout(ci, 60);
+    tcase_add_test(ci, require_names_what_the_capture_lacks_and_why);
+    tcase_add_test(ci, require_is_met_by_a_capture_of_every_family);
+    tcase_add_test(ci, require_hints_and_which_status_wins);
+    tcase_add_test(ci, summary_lists_the_families_after_upstreams_lines);
+    tcase_add_test(ci, summary_json_is_whole_and_also_written_by_recover);
+    tcase_add_test(ci, ld_preload_on_the_capture_is_warned_at_once);
+    suite_add_tcase(s, ci);
     return s;
 }
 

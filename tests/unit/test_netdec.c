@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/vfs.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -257,6 +259,62 @@ START_TEST(an_unreadable_spool_keeps_input_in_memory)
 }
 END_TEST
 
+/* Pages of the file at path [off, off + len) held in the page cache. */
+static size_t cached_pages(const char *path, off_t off, size_t len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    void *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fileno(f), off);
+    ck_assert_ptr_ne(map, MAP_FAILED);
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (len + page - 1) / page;
+    unsigned char *vec = malloc(n);
+    ck_assert_int_eq(mincore(map, len, vec), 0);
+    size_t held = 0;
+    for (size_t i = 0; i < n; i++) held += vec[i] & 1;
+    free(vec);
+    munmap(map, len);
+    fclose(f);
+    return held;
+}
+
+/* A spool nobody reads back (the daemon's) leaves the page cache behind
+ * its writes, and holds every byte written, in order. */
+START_TEST(a_drop_behind_spool_leaves_the_page_cache_and_keeps_every_byte)
+{
+    temp_spool_t ts;
+    temp_spool_open(&ts);
+    spool_drop_behind(&ts.spool);
+    const size_t chunk = 300007, total = 48u << 20;
+    uint8_t *buf = malloc(chunk);
+    uint64_t written = 0;
+    while (written < total) {
+        for (size_t i = 0; i < chunk; i++) buf[i] = (uint8_t)((written + i) * 2654435761u >> 13);
+        spool_write(&ts.spool, buf, chunk);
+        written += chunk;
+    }
+    ck_assert_int_eq(ts.spool.err, 0);
+    ck_assert_uint_eq(ts.spool.bytes, written);
+    /* the first windows are on the disk and out of memory (not in a
+     * tmpfs, which is memory itself) */
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    ck_assert_uint_ge(ts.spool.dropped_to, 32u << 20);
+    struct statfs fs;
+    ck_assert_int_eq(statfs(ts.path, &fs), 0);
+    if (fs.f_type != 0x01021994)    /* TMPFS_MAGIC */
+        ck_assert_uint_lt(cached_pages(ts.path, 0, 16u << 20), (16u << 20) / page / 4);
+    /* and read back, every byte is what was written */
+    uint8_t *back = malloc(chunk);
+    for (uint64_t at = 0; at < written; at += chunk) {
+        ck_assert_int_eq(spool_read_at(&ts.spool, at, back, chunk), 0);
+        for (size_t i = 0; i < chunk; i++) buf[i] = (uint8_t)((at + i) * 2654435761u >> 13);
+        ck_assert(memcmp(back, buf, chunk) == 0);
+    }
+    free(back);
+    free(buf);
+    temp_spool_close(&ts);
+}
+END_TEST
+
 Suite *netdec_suite(void)
 {
     Suite *s = suite_create("netdec");
@@ -265,6 +323,7 @@ Suite *netdec_suite(void)
     tcase_add_test(tc, without_a_spool_waiting_input_stays_in_memory);
     tcase_add_test(tc, an_unreadable_spool_keeps_input_in_memory);
     tcase_add_test(tc, a_failed_spool_is_emptied_once_nothing_waits_in_it);
+    tcase_add_test(tc, a_drop_behind_spool_leaves_the_page_cache_and_keeps_every_byte);
     suite_add_tcase(s, tc);
     return s;
 }

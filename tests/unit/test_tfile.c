@@ -1,11 +1,14 @@
 /* test_tfile.c - unit tests of the .tracy container writer: header, 64 KiB
- * chunks, round-robin zstd streams that continue across blocks, the legacy
- * single-stream container of 0.10, and write errors reported at close. */
+ * chunks, round-robin zstd streams that continue across blocks, the LZ4
+ * modes (blocks that refer back to their stream's previous one), up to 255
+ * streams, the legacy single-stream containers of 0.10 ('tZst', 'tlZ' 4),
+ * and write errors reported at close. */
 #include <check.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <lz4.h>
 #include <zstd.h>
 
 #include "tfile.h"
@@ -316,6 +319,225 @@ START_TEST(write_errors_are_reported_at_close)
 }
 END_TEST
 
+/* ---- LZ4 ---- */
+
+/* Read LZ4 blocks after `pos` back as every release's loader does: each
+ * stream decodes into two 64 KiB buffers in turn, so a block may refer
+ * back into the stream's previous block alone. */
+static uint8_t *read_lz4_blocks(const uint8_t *file, size_t len, size_t pos, int streams, size_t *out_len)
+{
+    LZ4_streamDecode_t *ds[256];
+    char *buf[256][2];
+    for (int i = 0; i < streams; i++) {
+        ds[i] = LZ4_createStreamDecode();
+        buf[i][0] = malloc(65536);
+        buf[i][1] = malloc(65536);
+    }
+    uint8_t *out = malloc(len * 300 + 65536);
+    size_t o = 0, k = 0;
+    while (pos < len) {
+        uint32_t size;
+        memcpy(&size, file + pos, 4);
+        pos += 4;
+        const int s = (int)(k % (size_t)streams);
+        char *dst = buf[s][(k / (size_t)streams) % 2];
+        const int n = LZ4_decompress_safe_continue(ds[s], (const char *)file + pos, dst, (int)size, 65536);
+        ck_assert_int_gt(n, 0);
+        if (pos + size < len) ck_assert_int_eq(n, 65536);
+        memcpy(out + o, dst, (size_t)n);
+        o += (size_t)n;
+        pos += size;
+        k++;
+    }
+    for (int i = 0; i < streams; i++) {
+        LZ4_freeStreamDecode(ds[i]);
+        free(buf[i][0]);
+        free(buf[i][1]);
+    }
+    *out_len = o;
+    return out;
+}
+
+/* n bytes in which chunk k repeats chunk k - 4 from its 100th byte on (so
+ * each of four streams sees its own previous chunk again, within LZ4's
+ * reach of 65535 bytes back), each chunk noise to LZ4 itself. */
+static uint8_t *repeating_payload(size_t n)
+{
+    uint8_t *p = malloc(n);
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < n; i++) {
+        if (i >= 4 * 65536) {
+            p[i] = p[i - 4 * 65536 + 100];
+            continue;
+        }
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        p[i] = (uint8_t)x;
+    }
+    return p;
+}
+
+/* Write n payload bytes in odd-sized writes with params p into memory. */
+static char *write_with(const tfile_params_t *p, const uint8_t *payload, size_t n, size_t *blen, tfile_t *t)
+{
+    char *buf = NULL;
+    FILE *fp = open_memstream(&buf, blen);
+    ck_assert_int_eq(tfile_open_with(t, fp, p), 0);
+    for (size_t off = 0; off < n;) {
+        size_t k = (off * 7 + 333) % 30000 + 1;
+        if (k > n - off) k = n - off;
+        tfile_write(t, payload + off, k);
+        off += k;
+    }
+    ck_assert_int_eq(tfile_close(t), 0);
+    fclose(fp);
+    return buf;
+}
+
+static const tfile_codec_t lz4_codecs[] = { TFILE_LZ4, TFILE_LZ4HC, TFILE_LZ4_EXTREME };
+
+/* Each LZ4 mode: type byte 0, four streams, the payload back whole; a
+ * chunk its stream saw in its previous block compresses to next to
+ * nothing (the block refers back), and so cannot be decoded alone. */
+START_TEST(lz4_modes_round_trip_through_four_streams)
+{
+    const tfile_codec_t codec = lz4_codecs[_i];
+    const size_t n = 10 * 65536 + 4321;
+    uint8_t *payload = repeating_payload(n);
+    const tfile_params_t p = { .codec = codec, .streams = 4, .workers = 2 };
+    size_t blen = 0;
+    tfile_t t;
+    char *buf = write_with(&p, payload, n, &blen, &t);
+    ck_assert_uint_eq(t.file_bytes, blen);
+    ck_assert(memcmp(buf, "tr\xfdP\x00\x04", 6) == 0);
+    size_t got_len;
+    uint8_t *got = read_lz4_blocks((uint8_t *)buf, blen, 6, 4, &got_len);
+    ck_assert_uint_eq(got_len, n);
+    ck_assert(memcmp(got, payload, n) == 0);
+    size_t pos = 6;
+    for (int b = 0; b < 5; b++) {
+        uint32_t size;
+        memcpy(&size, buf + pos, 4);
+        if (b < 4) ck_assert_uint_gt(size, 65536);         /* noise: stored as it is */
+        else {
+            ck_assert_uint_lt(size, 2000);                  /* block 4 repeats block 0 */
+            char out[65536];
+            ck_assert_int_lt(LZ4_decompress_safe(buf + pos + 4, out, (int)size, sizeof out), 65536);
+        }
+        pos += 4 + size;
+    }
+    free(got);
+    free(payload);
+    free(buf);
+}
+END_TEST
+
+/* As for zstd, the file does not depend on the threads compressing it. */
+START_TEST(lz4_file_does_not_depend_on_the_compression_threads)
+{
+    const tfile_codec_t codec = lz4_codecs[_i];
+    const size_t n = 11 * 65536 + 99;
+    uint8_t *payload = malloc(n);
+    for (size_t i = 0; i < n; i++) payload[i] = (uint8_t)(i * 37 / 11 ^ (i >> 10));
+    tfile_params_t p = { .codec = codec, .streams = 4, .workers = 4 };
+    size_t ref_len = 0;
+    tfile_t t;
+    char *ref = write_with(&p, payload, n, &ref_len, &t);
+    for (p.workers = 0; p.workers <= 3; p.workers++) {
+        size_t len = 0;
+        char *buf = write_with(&p, payload, n, &len, &t);
+        ck_assert_int_eq(t.workers, p.workers);
+        ck_assert_uint_eq(len, ref_len);
+        ck_assert(memcmp(buf, ref, len) == 0);
+        free(buf);
+    }
+    /* streams 0: one stream on this thread, through more chunks than slots */
+    const size_t big = 40 * 65536 + 3;
+    uint8_t *more = malloc(big);
+    for (size_t i = 0; i < big; i++) more[i] = (uint8_t)(i * 29 / 5 ^ (i >> 9));
+    p = (tfile_params_t){ .codec = codec, .streams = 0, .workers = 2 };
+    size_t len = 0;
+    char *buf = write_with(&p, more, big, &len, &t);
+    ck_assert_int_eq(t.workers, 0);
+    ck_assert(memcmp(buf, "tr\xfdP\x00\x01", 6) == 0);
+    size_t got_len;
+    uint8_t *got = read_lz4_blocks((uint8_t *)buf, len, 6, 1, &got_len);
+    ck_assert_uint_eq(got_len, big);
+    ck_assert(memcmp(got, more, big) == 0);
+    free(got);
+    free(buf);
+    free(more);
+    free(ref);
+    free(payload);
+}
+END_TEST
+
+/* The legacy LZ4 container: 'tlZ' 4 and one stream, its blocks those of
+ * the current container with one LZ4 stream. */
+START_TEST(legacy_lz4_container_is_one_stream_after_tlZ4)
+{
+    const tfile_codec_t codec = lz4_codecs[_i];
+    const size_t n = 6 * 65536 + 17;
+    uint8_t *payload = repeating_payload(n);
+    tfile_params_t p = { .codec = codec, .streams = 1, .workers = 1 };
+    size_t cur_len = 0;
+    tfile_t t;
+    char *cur = write_with(&p, payload, n, &cur_len, &t);
+    p.legacy = true;
+    p.streams = 4;
+    size_t blen = 0;
+    char *buf = write_with(&p, payload, n, &blen, &t);
+    ck_assert_int_eq(t.streams, 1);
+    ck_assert(memcmp(buf, "tlZ\x04", 4) == 0);
+    ck_assert_uint_eq(blen, cur_len - 2);
+    ck_assert(memcmp(buf + 4, cur + 6, blen - 4) == 0);
+    size_t got_len;
+    uint8_t *got = read_lz4_blocks((uint8_t *)buf, blen, 4, 1, &got_len);
+    ck_assert_uint_eq(got_len, n);
+    ck_assert(memcmp(got, payload, n) == 0);
+    free(got);
+    free(buf);
+    free(cur);
+    free(payload);
+}
+END_TEST
+
+/* Up to 255 streams, upstream's limit (the header's byte); more are 255. */
+START_TEST(up_to_255_streams)
+{
+    const size_t n = 300 * 65536 + 1;
+    uint8_t *payload = malloc(n);
+    for (size_t i = 0; i < n; i++) payload[i] = (uint8_t)(i * 13 / 3 ^ (i >> 12));
+    const tfile_codec_t codecs[] = { TFILE_ZSTD, TFILE_LZ4 };
+    for (size_t c = 0; c < 2; c++) {
+        const tfile_params_t p = { .codec = codecs[c], .level = 1, .streams = 300, .workers = 2 };
+        size_t blen = 0;
+        tfile_t t;
+        char *buf = write_with(&p, payload, n, &blen, &t);
+        ck_assert_int_eq(t.streams, 255);
+        ck_assert_uint_eq((uint8_t)buf[5], 255);
+        ck_assert_uint_eq((uint8_t)buf[4], codecs[c] == TFILE_ZSTD ? 1 : 0);
+        size_t got_len;
+        uint8_t *got = codecs[c] == TFILE_ZSTD ? read_blocks((uint8_t *)buf, blen, 6, 255, &got_len)
+                                              : read_lz4_blocks((uint8_t *)buf, blen, 6, 255, &got_len);
+        ck_assert_uint_eq(got_len, n);
+        ck_assert(memcmp(got, payload, n) == 0);
+        free(got);
+        free(buf);
+    }
+    free(payload);
+}
+END_TEST
+
+START_TEST(codec_names)
+{
+    char b[32];
+    ck_assert_str_eq(tfile_codec_name(TFILE_ZSTD, 9, b, sizeof b), "zstd 9");
+    ck_assert_str_eq(tfile_codec_name(TFILE_LZ4, 0, b, sizeof b), "LZ4");
+    ck_assert_str_eq(tfile_codec_name(TFILE_LZ4HC, 0, b, sizeof b), "LZ4HC");
+    ck_assert_str_eq(tfile_codec_name(TFILE_LZ4_EXTREME, 0, b, sizeof b), "LZ4 extreme");
+}
+END_TEST
+
 Suite *tfile_suite(void)
 {
     Suite *s = suite_create("file container");
@@ -329,6 +551,11 @@ Suite *tfile_suite(void)
     tcase_add_test(tc, a_file_on_a_descriptor_is_left_unbuffered);
     tcase_add_test(tc, empty_payload_has_no_blocks);
     tcase_add_test(tc, write_errors_are_reported_at_close);
+    tcase_add_loop_test(tc, lz4_modes_round_trip_through_four_streams, 0, 3);
+    tcase_add_loop_test(tc, lz4_file_does_not_depend_on_the_compression_threads, 0, 3);
+    tcase_add_loop_test(tc, legacy_lz4_container_is_one_stream_after_tlZ4, 0, 3);
+    tcase_add_test(tc, up_to_255_streams);
+    tcase_add_test(tc, codec_names);
     suite_add_tcase(s, tc);
     return s;
 }

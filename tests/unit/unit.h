@@ -19,5 +19,7 @@ Suite *announce_suite(void);
 Suite *names_suite(void);
 Suite *listen_suite(void);
 Suite *pool_suite(void);
+Suite *fileopts_suite(void);
+Suite *families_suite(void);
 
 #endif

@@ -20,6 +20,8 @@ int main(void)
     srunner_add_suite(sr, names_suite());
     srunner_add_suite(sr, listen_suite());
     srunner_add_suite(sr, pool_suite());
+    srunner_add_suite(sr, fileopts_suite());
+    srunner_add_suite(sr, families_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -1,0 +1,43 @@
+/* fileopts.h - how a trace is saved, as tracy-capture's and
+ * tracy-capture-daemon's command lines say it, with tracy-update's
+ * choices: the compression (-z LEVEL, --lz4, --lz4hc, --lz4-extreme), the
+ * stream count (-j STREAMS) and what is left out (--strip FLAGS); their
+ * parsing, and their check against the file format saved. */
+#ifndef TC_FILEOPTS_H
+#define TC_FILEOPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "format.h"
+#include "writer.h"
+
+typedef struct {
+    tfile_codec_t codec;
+    const char *codec_option;   /* the option that chose it; NULL: the default, zstd */
+    int level;                  /* zstd level */
+    int streams;                /* 1..255 */
+    bool streams_given;         /* -j: said, not the default */
+    unsigned strip;             /* STRIP_* (strip.h) */
+} file_opts_t;
+
+/* Upstream's defaults: zstd 3, four streams, nothing left out. */
+#define FILE_OPTS_DEFAULT ((file_opts_t){ .codec = TFILE_ZSTD, .level = 3, .streams = 4 })
+
+/* Each option's value: 0, or -1 with the message in err. */
+int file_opts_level(file_opts_t *o, const char *arg, char *err, size_t len);              /* -z */
+int file_opts_streams(file_opts_t *o, const char *arg, char *err, size_t len);            /* -j */
+int file_opts_codec(file_opts_t *o, tfile_codec_t codec, const char *option, char *err, size_t len);
+int file_opts_strip(file_opts_t *o, const char *arg, char *err, size_t len);              /* --strip */
+
+/* Whether a file in format fmt can be written so (the 0.10 container has
+ * one stream): 0, or -1 with why in err. */
+int file_opts_check(const file_opts_t *o, const file_format_t *fmt, char *err, size_t len);
+
+/* A save's codec, level, streams (one in the 0.10 container) and strip. */
+void file_opts_apply(const file_opts_t *o, const file_format_t *fmt, save_opts_t *s);
+
+/* "zstd 3, 4 streams", "LZ4HC, 1 stream; without memory": for summaries. */
+void file_opts_describe(const save_opts_t *s, char *buf, size_t len);
+
+#endif
