@@ -15,7 +15,7 @@
 #include "statsargs.h"
 
 enum { OPT_CONNECT_TIMEOUT = 256, OPT_END_TIMEOUT, OPT_RECOVER, OPT_SPOOL, OPT_KEEP_SPOOL, OPT_NO_SPOOL,
-       OPT_PROTOCOL, OPT_FORMAT, OPT_LZ4, OPT_LZ4HC, OPT_LZ4_EXTREME, OPT_STRIP, OPT_REQUIRE,
+       OPT_PROTOCOL, OPT_FORMAT, OPT_REQUIRE,
        OPT_SUMMARY_JSON, OPT_CSV, OPT_CSV_ARGS };
 
 static const struct option long_options[] = {
@@ -33,12 +33,7 @@ static const struct option long_options[] = {
     { "no-spool", no_argument, NULL, OPT_NO_SPOOL },
     { "protocol", required_argument, NULL, OPT_PROTOCOL },
     { "format", required_argument, NULL, OPT_FORMAT },
-    { "zstd", required_argument, NULL, 'z' },
-    { "streams", required_argument, NULL, 'j' },
-    { "lz4", no_argument, NULL, OPT_LZ4 },
-    { "lz4hc", no_argument, NULL, OPT_LZ4HC },
-    { "lz4-extreme", no_argument, NULL, OPT_LZ4_EXTREME },
-    { "strip", required_argument, NULL, OPT_STRIP },
+    FILE_OPTS_LONG_OPTIONS,
     { "require", required_argument, NULL, OPT_REQUIRE },
     { "summary-json", required_argument, NULL, OPT_SUMMARY_JSON },
     { "csv", required_argument, NULL, OPT_CSV },
@@ -284,22 +279,8 @@ int cli_parse(options_t *o, int argc, char **argv)
         case OPT_FORMAT:
             if (parse_format(optarg, &o->format)) return EXIT_USAGE;
             break;
-        case 'z':
-            if (file_opts_level(&o->file, optarg, why, sizeof why)) return usage_error("%s", why);
-            break;
-        case 'j':
-            if (file_opts_streams(&o->file, optarg, why, sizeof why)) return usage_error("%s", why);
-            break;
-        case OPT_LZ4:
-        case OPT_LZ4HC:
-        case OPT_LZ4_EXTREME: {
-            const tfile_codec_t codec = c == OPT_LZ4 ? TFILE_LZ4 : c == OPT_LZ4HC ? TFILE_LZ4HC : TFILE_LZ4_EXTREME;
-            const char *name = c == OPT_LZ4 ? "--lz4" : c == OPT_LZ4HC ? "--lz4hc" : "--lz4-extreme";
-            if (file_opts_codec(&o->file, codec, name, why, sizeof why)) return usage_error("%s", why);
-            break;
-        }
-        case OPT_STRIP:
-            if (file_opts_strip(&o->file, optarg, why, sizeof why)) return usage_error("%s", why);
+        case 'z': case 'j': case FILE_OPT_LZ4: case FILE_OPT_LZ4HC: case FILE_OPT_LZ4_EXTREME: case FILE_OPT_STRIP:
+            if (file_opts_option(&o->file, c, optarg, why, sizeof why)) return usage_error("%s", why);
             break;
         case OPT_REQUIRE:
             if (require_parse(optarg, &o->require)) return EXIT_USAGE;

@@ -113,3 +113,15 @@ void file_opts_describe(const save_opts_t *s, char *buf, size_t len)
     snprintf(buf, len, "%s, %d stream%s%s", tfile_codec_name(s->codec, s->level, codec, sizeof codec), streams,
              streams == 1 ? "" : "s", left);
 }
+
+int file_opts_option(file_opts_t *o, int opt, const char *arg, char *err, size_t len)
+{
+    switch (opt) {
+    case 'z': return file_opts_level(o, arg, err, len);
+    case 'j': return file_opts_streams(o, arg, err, len);
+    case FILE_OPT_LZ4: return file_opts_codec(o, TFILE_LZ4, "--lz4", err, len);
+    case FILE_OPT_LZ4HC: return file_opts_codec(o, TFILE_LZ4HC, "--lz4hc", err, len);
+    case FILE_OPT_LZ4_EXTREME: return file_opts_codec(o, TFILE_LZ4_EXTREME, "--lz4-extreme", err, len);
+    default: return file_opts_strip(o, arg, err, len);
+    }
+}

@@ -24,6 +24,19 @@ typedef struct {
 /* Upstream's defaults: zstd 3, four streams, nothing left out. */
 #define FILE_OPTS_DEFAULT ((file_opts_t){ .codec = TFILE_ZSTD, .level = 3, .streams = 4 })
 
+/* The long options' ids (beside the short -z and -j) and their table
+ * entries, for the getopt_long tables (<getopt.h>) of both commands. */
+enum { FILE_OPT_LZ4 = 0x1000, FILE_OPT_LZ4HC, FILE_OPT_LZ4_EXTREME, FILE_OPT_STRIP };
+#define FILE_OPTS_LONG_OPTIONS                                   \
+    { "zstd", required_argument, NULL, 'z' },                    \
+    { "streams", required_argument, NULL, 'j' },                 \
+    { "lz4", no_argument, NULL, FILE_OPT_LZ4 },                  \
+    { "lz4hc", no_argument, NULL, FILE_OPT_LZ4HC },              \
+    { "lz4-extreme", no_argument, NULL, FILE_OPT_LZ4_EXTREME },  \
+    { "strip", required_argument, NULL, FILE_OPT_STRIP }
+/* Take one of them (opt, its argument): 0, or -1 with the message in err. */
+int file_opts_option(file_opts_t *o, int opt, const char *arg, char *err, size_t len);
+
 /* Each option's value: 0, or -1 with the message in err. */
 int file_opts_level(file_opts_t *o, const char *arg, char *err, size_t len);              /* -z */
 int file_opts_streams(file_opts_t *o, const char *arg, char *err, size_t len);            /* -j */

@@ -14,7 +14,7 @@
 #define PROG "tracy-capture-daemon"
 
 enum { OPT_FILTER_NAME = 256, OPT_FILTER_PORT, OPT_NO_LISTEN, OPT_MAX_CLIENTS, OPT_IDLE_EXIT, OPT_END_TIMEOUT,
-       OPT_FORMAT, OPT_THREADS, OPT_LZ4, OPT_LZ4HC, OPT_LZ4_EXTREME, OPT_STRIP };
+       OPT_FORMAT, OPT_THREADS };
 
 static const struct option long_options[] = {
     { "output", required_argument, NULL, 'o' },
@@ -30,12 +30,7 @@ static const struct option long_options[] = {
     { "end-timeout", required_argument, NULL, OPT_END_TIMEOUT },
     { "format", required_argument, NULL, OPT_FORMAT },
     { "threads", required_argument, NULL, OPT_THREADS },
-    { "zstd", required_argument, NULL, 'z' },
-    { "streams", required_argument, NULL, 'j' },
-    { "lz4", no_argument, NULL, OPT_LZ4 },
-    { "lz4hc", no_argument, NULL, OPT_LZ4HC },
-    { "lz4-extreme", no_argument, NULL, OPT_LZ4_EXTREME },
-    { "strip", required_argument, NULL, OPT_STRIP },
+    FILE_OPTS_LONG_OPTIONS,
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
@@ -197,22 +192,8 @@ int dcli_parse(daemon_options_t *o, int argc, char **argv)
             if (parse_count(optarg, 64, &v)) return usage_error("--threads needs a count from 1 to 64, not '%s'", optarg);
             o->threads = (int)v;
             break;
-        case 'z':
-            if (file_opts_level(&o->file, optarg, why, sizeof why)) return usage_error("%s", why);
-            break;
-        case 'j':
-            if (file_opts_streams(&o->file, optarg, why, sizeof why)) return usage_error("%s", why);
-            break;
-        case OPT_LZ4:
-        case OPT_LZ4HC:
-        case OPT_LZ4_EXTREME: {
-            const tfile_codec_t codec = c == OPT_LZ4 ? TFILE_LZ4 : c == OPT_LZ4HC ? TFILE_LZ4HC : TFILE_LZ4_EXTREME;
-            const char *name = c == OPT_LZ4 ? "--lz4" : c == OPT_LZ4HC ? "--lz4hc" : "--lz4-extreme";
-            if (file_opts_codec(&o->file, codec, name, why, sizeof why)) return usage_error("%s", why);
-            break;
-        }
-        case OPT_STRIP:
-            if (file_opts_strip(&o->file, optarg, why, sizeof why)) return usage_error("%s", why);
+        case 'z': case 'j': case FILE_OPT_LZ4: case FILE_OPT_LZ4HC: case FILE_OPT_LZ4_EXTREME: case FILE_OPT_STRIP:
+            if (file_opts_option(&o->file, c, optarg, why, sizeof why)) return usage_error("%s", why);
             break;
         case 'q': o->quiet = true; break;
         case 'h': print_help(stdout); return 0;
