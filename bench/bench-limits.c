@@ -150,8 +150,11 @@ static int bench_compress(const char *path, bool all)
     uint8_t *payload = payload_of(file, n, &plen);
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
         if (!all && strcmp(modes[i].label, "zstd-3x4") != 0) continue;
-        const tfile_params_t p = { .codec = modes[i].codec, .level = modes[i].level, .streams = 4,
-                                   .workers = tfile_workers_for(4) };
+        /* BENCH_WORKERS=0: compressed on this thread, as the daemon saves */
+        const char *w = getenv("BENCH_WORKERS");
+        const char *ns = getenv("BENCH_STREAMS");
+        const tfile_params_t p = { .codec = modes[i].codec, .level = modes[i].level, .streams = ns ? atoi(ns) : 4,
+                                   .workers = w ? atoi(w) : tfile_workers_for(4) };
         compress_into_sink(modes[i].label, &p, payload, plen);
     }
     free(payload);

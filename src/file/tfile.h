@@ -13,7 +13,9 @@
  * machine: any worker compresses the next chunk of any free stream, so a
  * 2-core machine runs two compressors over the four streams. With
  * streams 0, one stream is compressed on the caller's thread (no threads
- * at all; for the fuzz targets, which write a file per input). */
+ * at all; for the fuzz targets, which write a file per input); with
+ * workers 0, all of them are (the daemon's saves, on its pool), a stream
+ * at a time over the chunks waiting in the slots. */
 #ifndef TC_TFILE_H
 #define TC_TFILE_H
 
@@ -26,7 +28,7 @@
 
 #define TFILE_CHUNK 65536
 #define TFILE_MAX_STREAMS 255     /* the header's byte; upstream's limit too */
-#define TFILE_SLOTS 32          /* chunks in flight (compressing or waiting to be written) */
+#define TFILE_SLOTS 128         /* chunks in flight (compressing or waiting to be written; their buffers taken as needed) */
 #define TFILE_OUT_BATCH (1u << 20)  /* the FILE gets writes of this size at its multiples */
 
 typedef struct {

@@ -104,10 +104,11 @@ END_TEST
 
 /* The file is a property of the stream count alone: 1, 2 or 3 threads
  * compressing the four streams, or the caller's thread alone (the
- * daemon's saves, on its pool), write the same bytes as four. */
+ * daemon's saves, on its pool, a stream at a time over the slots), write
+ * the same bytes as four, through more than two rounds of the slots. */
 START_TEST(file_does_not_depend_on_the_compression_threads)
 {
-    const size_t n = 13 * 65536 + 7;
+    const size_t n = (2 * TFILE_SLOTS + 13) * (size_t)65536 + 7;
     uint8_t *payload = malloc(n);
     for (size_t i = 0; i < n; i++) payload[i] = (uint8_t)(i * 37 / 11 ^ (i >> 10));
     size_t ref_len = 0;
@@ -129,7 +130,7 @@ END_TEST
  * chunks than there are slots. */
 START_TEST(payload_round_trips_without_threads)
 {
-    const size_t n = 40 * 65536 + 5;
+    const size_t n = (TFILE_SLOTS + 40) * (size_t)65536 + 5;
     uint8_t *payload = malloc(n);
     for (size_t i = 0; i < n; i++) payload[i] = (uint8_t)(i * 29 / 5 ^ (i >> 9));
     char *buf = NULL;
@@ -141,7 +142,7 @@ START_TEST(payload_round_trips_without_threads)
     for (size_t off = 0; off < n; off += 1000) tfile_write(&t, payload + off, n - off < 1000 ? n - off : 1000);
     ck_assert_int_eq(tfile_close(&t), 0);
     fclose(fp);
-    ck_assert_uint_eq(t.nchunks, 41);
+    ck_assert_uint_eq(t.nchunks, TFILE_SLOTS + 41);
     size_t got_len;
     int streams;
     uint8_t *got = read_back((uint8_t *)buf, blen, &got_len, &streams);
@@ -435,7 +436,7 @@ END_TEST
 START_TEST(lz4_file_does_not_depend_on_the_compression_threads)
 {
     const tfile_codec_t codec = lz4_codecs[_i];
-    const size_t n = 11 * 65536 + 99;
+    const size_t n = (TFILE_SLOTS + 11) * (size_t)65536 + 99;
     uint8_t *payload = malloc(n);
     for (size_t i = 0; i < n; i++) payload[i] = (uint8_t)(i * 37 / 11 ^ (i >> 10));
     tfile_params_t p = { .codec = codec, .streams = 4, .workers = 4 };
@@ -451,7 +452,7 @@ START_TEST(lz4_file_does_not_depend_on_the_compression_threads)
         free(buf);
     }
     /* streams 0: one stream on this thread, through more chunks than slots */
-    const size_t big = 40 * 65536 + 3;
+    const size_t big = (TFILE_SLOTS + 40) * (size_t)65536 + 3;
     uint8_t *more = malloc(big);
     for (size_t i = 0; i < big; i++) more[i] = (uint8_t)(i * 29 / 5 ^ (i >> 9));
     p = (tfile_params_t){ .codec = codec, .streams = 0, .workers = 2 };
