@@ -391,6 +391,8 @@ static void check_idle(daemon_t *d, uint64_t now)
 static void on_tick(uv_timer_t *t)
 {
     daemon_t *d = t->data;
+    for (size_t i = 0; i < d->clients.n; i++)
+        if (d->clients.v[i]->state == CL_CAPTURING) conn_tick(&d->clients.v[i]->cap);
     check_idle(d, uv_hrtime());
     dconsole_tick(d);
 }

@@ -150,6 +150,10 @@ void conn_request_stop(capture_t *c, const char *why);
 /* The end a second signal asks for: now, keeping what is decoded (the
  * rest goes only to the spool). */
 void conn_abort(capture_t *c);
+/* The host's periodic call (a few times a second): what a paused client
+ * sent last leaves memory for the spool's file (spool_flush_stale) while
+ * no job writes the spool. */
+void conn_tick(capture_t *c);
 /* Free what a capture run by conn_start holds once hooks->done was
  * called, but the session (session_free). */
 void conn_free(capture_t *c);

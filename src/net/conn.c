@@ -1100,6 +1100,11 @@ void conn_start(capture_t *c, uv_loop_t *loop)
     maybe_done(c);      /* it could not start */
 }
 
+void conn_tick(capture_t *c)
+{
+    if (c->spool.fd >= 0 && !(c->jobs && jobdec_running(c->jobs))) spool_flush_stale(&c->spool);
+}
+
 void conn_free(capture_t *c)
 {
     if (c->jobs) jobdec_free(c->jobs);

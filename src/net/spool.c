@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -44,7 +45,7 @@ static int take_existing(int fd, const struct stat *st, bool force)
 
 int spool_open(spool_t *s, const char *path, bool force)
 {
-    *s = (spool_t){ .fd = -1, .path = path };
+    *s = (spool_t){ .fd = -1, .dfd = -1, .path = path };
     int fd = open_rw(path, O_CREAT | O_EXCL | O_CLOEXEC);
     const bool created = fd >= 0;
     if (fd < 0 && errno == EEXIST) {
@@ -98,9 +99,45 @@ static int wait_writable(spool_t *s, int64_t since)
 
 #define DROP_WINDOW (8u << 20)
 
+/* The spool written around the page cache: a second descriptor of the
+ * same file, opened O_DIRECT, and an aligned buffer for its writes. False
+ * where the file system refuses (tmpfs, some FUSE ones). */
+static bool open_direct(spool_t *s)
+{
+#ifdef O_DIRECT
+    void *stage;
+    if (posix_memalign(&stage, 4096, SPOOL_STAGE) != 0) return false;
+    s->dfd = open(s->path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+    struct stat a, b;
+    if (s->dfd >= 0 && (fstat(s->dfd, &a) != 0 || fstat(s->fd, &b) != 0 || a.st_ino != b.st_ino ||
+                        a.st_dev != b.st_dev)) {
+        close(s->dfd);          /* the name is another file's by now */
+        s->dfd = -1;
+    }
+    if (s->dfd < 0) {
+        free(stage);
+        return false;
+    }
+    s->stage = stage;
+    s->direct_at = s->bytes;
+    return s->bytes % SPOOL_STAGE == 0;
+#else
+    return false;
+#endif
+}
+
+static void close_direct(spool_t *s)
+{
+    if (s->dfd >= 0) close(s->dfd);
+    s->dfd = -1;
+    free(s->stage);
+    s->stage = NULL;
+}
+
 void spool_drop_behind(spool_t *s)
 {
     s->drop_behind = s->fd >= 0 && s->regular;
+    if (s->drop_behind && !open_direct(s)) close_direct(s);
 }
 
 /* Past each window: its writeback starts, and the window before it, by
@@ -117,9 +154,95 @@ static void drop_written(spool_t *s)
     }
 }
 
+static void write_buffered(spool_t *s, const void *p, size_t n);
+
+/* A direct spool's write failed (EINVAL: the file system takes no
+ * O_DIRECT after all; ENOSPC...): what is staged goes through the page
+ * cache, as everything after it, which reports a real failure. */
+static void fall_back(spool_t *s)
+{
+    const size_t n = s->staged;
+    uint8_t *stage = s->stage;
+    s->stage = NULL;
+    close_direct(s);
+    s->bytes -= n;
+    if (lseek(s->fd, (off_t)s->direct_at, SEEK_SET) < 0) s->err = errno;
+    else write_buffered(s, stage, n);
+    free(stage);
+}
+
+/* The staged megabyte, written around the page cache. */
+static void write_stage(spool_t *s)
+{
+    size_t done = 0;
+    while (done < SPOOL_STAGE) {
+        const ssize_t k = pwrite(s->dfd, s->stage + done, SPOOL_STAGE - done, (off_t)(s->direct_at + done));
+        if (k < 0 && errno == EINTR) continue;
+        if (k > 0) done += (size_t)k;
+        if (k <= 0 || done % 4096 != 0) {
+            /* what was written stays; the rest goes the other way */
+            memmove(s->stage, s->stage + done, SPOOL_STAGE - done);
+            s->direct_at += done;
+            s->staged = SPOOL_STAGE - done;
+            s->tail_flushed = 0;
+            fall_back(s);
+            return;
+        }
+    }
+    s->direct_at += SPOOL_STAGE;
+    s->staged = 0;
+    s->tail_flushed = 0;
+}
+
+static void write_direct(spool_t *s, const uint8_t *b, size_t n)
+{
+    if (s->staged == s->tail_flushed) s->staged_ms = now_ms();
+    s->bytes += n;
+    while (n && s->stage) {
+        const size_t take = SPOOL_STAGE - s->staged < n ? SPOOL_STAGE - s->staged : n;
+        memcpy(s->stage + s->staged, b, take);
+        s->staged += take;
+        b += take;
+        n -= take;
+        if (s->staged == SPOOL_STAGE) write_stage(s);
+    }
+    if (n) {                    /* fell back with bytes left */
+        s->bytes -= n;
+        write_buffered(s, b, n);
+    }
+}
+
+/* What is staged and not yet written, through the page cache at its place
+ * (the direct write of the full megabyte later covers it again). */
+static void flush_tail(spool_t *s)
+{
+    while (s->stage && s->tail_flushed < s->staged) {
+        const ssize_t k = pwrite(s->fd, s->stage + s->tail_flushed, s->staged - s->tail_flushed,
+                                 (off_t)(s->direct_at + s->tail_flushed));
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            s->err = k < 0 ? errno : EIO;
+            return;
+        }
+        s->tail_flushed += (size_t)k;
+    }
+}
+
+void spool_flush_stale(spool_t *s)
+{
+    if (s->fd < 0 || s->err || !s->stage || s->tail_flushed == s->staged) return;
+    if (now_ms() - s->staged_ms >= 1000) flush_tail(s);
+}
+
 void spool_write(spool_t *s, const void *p, size_t n)
 {
     if (s->fd < 0 || s->err) return;
+    if (s->stage) write_direct(s, p, n);
+    else write_buffered(s, p, n);
+}
+
+static void write_buffered(spool_t *s, const void *p, size_t n)
+{
     const char *b = p;
     int64_t progress = now_ms();
     while (n) {
@@ -148,6 +271,13 @@ void spool_write(spool_t *s, const void *p, size_t n)
 int spool_read_at(const spool_t *s, uint64_t at, void *p, size_t n)
 {
     char *b = p;
+    if (s->stage && at + n > s->direct_at) {
+        /* the staged part, from memory */
+        const uint64_t from = at > s->direct_at ? at : s->direct_at;
+        if (from + (at + n - from) > s->direct_at + s->staged) return EIO;
+        memcpy(b + (from - at), s->stage + (from - s->direct_at), (size_t)(at + n - from));
+        n = (size_t)(from - at);
+    }
     while (n) {
         ssize_t k = pread(s->fd, b, n, (off_t)at);
         if (k < 0 && errno == EINTR) continue;
@@ -179,6 +309,8 @@ void spool_abandon(spool_t *s)
 void spool_empty(spool_t *s)
 {
     if (s->fd >= 0 && s->regular) (void)ftruncate(s->fd, 0);
+    s->staged = s->tail_flushed = 0;
+    s->direct_at = 0;
 }
 
 void spool_remove(spool_t *s)
@@ -192,6 +324,8 @@ void spool_remove(spool_t *s)
 void spool_close(spool_t *s, bool keep)
 {
     if (s->fd < 0) return;
+    if (keep && !s->abandoned && !s->err) flush_tail(s);
+    close_direct(s);
     close(s->fd);
     s->fd = -1;
     if ((!keep || s->abandoned) && s->regular && !s->removed) unlink(s->path);

@@ -295,9 +295,15 @@ START_TEST(a_drop_behind_spool_leaves_the_page_cache_and_keeps_every_byte)
     ck_assert_int_eq(ts.spool.err, 0);
     ck_assert_uint_eq(ts.spool.bytes, written);
     /* the first windows are on the disk and out of memory (not in a
-     * tmpfs, which is memory itself) */
+     * tmpfs, which is memory itself): written around the page cache, the
+     * whole megabytes (the rest staged), or dropped from it behind */
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    ck_assert_uint_ge(ts.spool.dropped_to, 32u << 20);
+    if (ts.spool.stage) {
+        ck_assert_uint_eq(ts.spool.direct_at, written / SPOOL_STAGE * SPOOL_STAGE);
+        ck_assert_uint_eq(ts.spool.staged, written % SPOOL_STAGE);
+    } else {
+        ck_assert_uint_ge(ts.spool.dropped_to, 32u << 20);
+    }
     struct statfs fs;
     ck_assert_int_eq(statfs(ts.path, &fs), 0);
     if (fs.f_type != 0x01021994)    /* TMPFS_MAGIC */
@@ -315,6 +321,43 @@ START_TEST(a_drop_behind_spool_leaves_the_page_cache_and_keeps_every_byte)
 }
 END_TEST
 
+/* The file of a drop-behind spool itself: what a paused client sent last
+ * is in it a second later (spool_flush_stale; before that it may be only
+ * in memory), and a spool kept at close holds every byte, in order. */
+START_TEST(a_drop_behind_spool_file_gets_every_byte)
+{
+    temp_spool_t ts;
+    temp_spool_open(&ts);
+    spool_drop_behind(&ts.spool);
+    const size_t n = 3 * SPOOL_STAGE + 12345;
+    uint8_t *buf = malloc(n);
+    for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)(i * 2654435761u >> 11);
+    spool_write(&ts.spool, buf, 1000);
+    spool_write(&ts.spool, buf + 1000, n - 1000 - 77);
+    spool_flush_stale(&ts.spool);           /* too recent: stays in memory */
+    struct stat st;
+    ck_assert_int_eq(stat(ts.path, &st), 0);
+    if (ts.spool.stage) ck_assert_uint_eq((uint64_t)st.st_size, 3 * SPOOL_STAGE);
+    sleep_ms(1100);
+    spool_flush_stale(&ts.spool);
+    ck_assert_int_eq(stat(ts.path, &st), 0);
+    ck_assert_uint_eq((uint64_t)st.st_size, n - 77);
+    spool_write(&ts.spool, buf + n - 77, 77);
+    ck_assert_int_eq(ts.spool.err, 0);
+    spool_close(&ts.spool, true);
+    FILE *f = fopen(ts.path, "rb");
+    ck_assert_ptr_nonnull(f);
+    uint8_t *back = malloc(n + 1);
+    ck_assert_uint_eq(fread(back, 1, n + 1, f), n);
+    fclose(f);
+    ck_assert(memcmp(back, buf, n) == 0);
+    free(back);
+    free(buf);
+    unlink(ts.path);
+    rmdir(ts.dir);
+}
+END_TEST
+
 Suite *netdec_suite(void)
 {
     Suite *s = suite_create("netdec");
@@ -324,6 +367,7 @@ Suite *netdec_suite(void)
     tcase_add_test(tc, an_unreadable_spool_keeps_input_in_memory);
     tcase_add_test(tc, a_failed_spool_is_emptied_once_nothing_waits_in_it);
     tcase_add_test(tc, a_drop_behind_spool_leaves_the_page_cache_and_keeps_every_byte);
+    tcase_add_test(tc, a_drop_behind_spool_file_gets_every_byte);
     suite_add_tcase(s, tc);
     return s;
 }
