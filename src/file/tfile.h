@@ -58,6 +58,7 @@ typedef struct {
     int streams;                /* 1..TFILE_MAX_STREAMS; 0: one, compressed without threads */
     int workers;                /* compression threads; 0: the caller's thread */
     bool legacy;                /* the 0.10 container: one stream, no type or count byte */
+    bool direct;                /* a regular file: its whole batches written around the page cache */
 } tfile_params_t;
 
 /* A stream's compressor: its context and, for LZ4, the previous block it
@@ -100,6 +101,8 @@ struct tfile {
     uint64_t nchunks;
     uint64_t payload_bytes, file_bytes;
     uint64_t writeback_from;    /* file bytes before this are being written back */
+    int dfd;                    /* direct: the file opened O_DIRECT, or -1 */
+    uint64_t out_at;            /* direct: the file offset of out[0] */
     int err;                    /* errno of the first failure */
     const char *err_what;
     char what_buf[80];          /* err_what, when it names a block */

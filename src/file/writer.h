@@ -20,7 +20,8 @@ typedef struct {
     tfile_codec_t codec;                /* zstd (the default) or an LZ4 mode */
     int level, streams;                 /* zstd level, stream count (0: one, no threads) */
     unsigned strip;                     /* STRIP_*: what is left out (strip.h) */
-    bool this_thread;                   /* compress the streams on the calling thread (a pool's) */
+    bool this_thread;                   /* compress the streams on the calling thread (a pool's), */
+                                        /* and write around the page cache (tfile's direct) */
     const file_format_t *format;        /* NULL: file_format_default(); a legacy one has one stream */
     bool replace;                       /* -f: a file already at the path is replaced */
     char *volatile *tmp_path;           /* set to the temporary file while it exists */

@@ -8,6 +8,7 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <lz4.h>
 #include <zstd.h>
 
@@ -529,6 +530,48 @@ START_TEST(up_to_255_streams)
 }
 END_TEST
 
+/* Written around the page cache (the daemon's saves), a file on the disk
+ * is the same file: its whole megabytes directly, its end through the
+ * FILE's descriptor, which is left at the end; one with few blocks too. */
+START_TEST(a_direct_file_is_the_same_file)
+{
+    const size_t sizes[] = { (size_t)5 * 1024 * 1024 + 4321, 1000 };
+    for (size_t c = 0; c < 2; c++) {
+        const size_t n = sizes[c];
+        uint8_t *payload = malloc(n);
+        uint64_t x = 88172645463325252ull;
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            payload[i] = (uint8_t)(i % 3 ? x : i);   /* compresses, but not to nothing */
+        }
+        tfile_params_t p = { .codec = TFILE_ZSTD, .level = 1, .streams = 4, .workers = 0 };
+        size_t ref_len = 0;
+        tfile_t t;
+        char *ref = write_with(&p, payload, n, &ref_len, &t);
+        char path[] = "/tmp/tc-tfile-XXXXXX";
+        const int fd = mkstemp(path);
+        ck_assert_int_ge(fd, 0);
+        FILE *fp = fdopen(fd, "wb");
+        p.direct = true;
+        ck_assert_int_eq(tfile_open_with(&t, fp, &p), 0);
+        for (size_t off = 0; off < n; off += 5000) tfile_write(&t, payload + off, n - off < 5000 ? n - off : 5000);
+        ck_assert_int_eq(tfile_close(&t), 0);
+        ck_assert_int_eq(fflush(fp), 0);
+        ck_assert_int_eq(lseek(fd, 0, SEEK_CUR), (off_t)ref_len);
+        fclose(fp);
+        FILE *in = fopen(path, "rb");
+        char *got = malloc(ref_len + 1);
+        ck_assert_uint_eq(fread(got, 1, ref_len + 1, in), ref_len);
+        fclose(in);
+        unlink(path);
+        ck_assert(memcmp(got, ref, ref_len) == 0);
+        free(got);
+        free(ref);
+        free(payload);
+    }
+}
+END_TEST
+
 START_TEST(codec_names)
 {
     char b[32];
@@ -557,6 +600,7 @@ Suite *tfile_suite(void)
     tcase_add_loop_test(tc, legacy_lz4_container_is_one_stream_after_tlZ4, 0, 3);
     tcase_add_test(tc, up_to_255_streams);
     tcase_add_test(tc, codec_names);
+    tcase_add_test(tc, a_direct_file_is_the_same_file);
     suite_add_tcase(s, tc);
     return s;
 }
