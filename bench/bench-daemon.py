@@ -132,10 +132,16 @@ def main():
             print("\n== %s x %d: %.1f MB on the wire each" % (name, args.clients, os.path.getsize(recording) / 1e6))
             print("  %-9s %8s %8s %9s  %s" % ("daemon", "wall s", "CPU s", "RSS MB", "files MB"))
             med = {}
-            for tool, binary in (("ours", ours), ("upstream", upstream)):
-                if not binary:
-                    continue
-                runs = [run_daemon(binary, tool == "ours", recording, args.clients, work) for _ in range(args.runs)]
+            tools = [(t, b) for t, b in (("ours", ours), ("upstream", upstream)) if b]
+            # the tools take turns, run by run, so that a machine whose
+            # speed drifts (a VM's neighbours) weighs on both alike
+            all_runs = {t: [] for t, _ in tools}
+            for _ in range(args.runs):
+                for tool, binary in tools:
+                    all_runs[tool].append(run_daemon(binary, tool == "ours", recording, args.clients, work))
+            for tool, binary in tools:
+                runs = all_runs[tool]
+                walls = " ".join("%.2f" % r[0] for r in runs)
                 runs.sort(key=lambda x: x[0])
                 wall, cpu, rss, sizes, status = runs[len(runs) // 2]
                 med[tool] = (wall, cpu, rss)
@@ -144,6 +150,8 @@ def main():
                     note += "  (exit status %d)" % (status >> 8)
                 print("  %-9s %8.2f %8.2f %9.0f  %s%s" % (tool, wall, cpu, rss / 2**20,
                                                           " ".join("%.1f" % (s / 1e6) for s in sizes), note))
+                if args.runs > 1:
+                    print("  %-9s (wall of each run, in order: %s)" % ("", walls))
             if "upstream" in med:
                 o, u = med["ours"], med["upstream"]
                 print("  %-9s %8.2f %8.2f %9.2f   (the target: wall and RSS at most 0.5)" % (
