@@ -227,6 +227,7 @@ static void open_direct(tfile_t *t)
     char self[64];
     snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
     t->dfd = open(self, O_WRONLY | O_DIRECT | O_CLOEXEC);
+    t->direct = t->dfd >= 0;
     t->out_at = (uint64_t)at;
 #endif
 }
@@ -316,35 +317,38 @@ const char *tfile_codec_name(tfile_codec_t codec, int level, char *buf, size_t l
     return buf;
 }
 
+/* A whole batch at its aligned offset, around the page cache. False when
+ * the file system refuses O_DIRECT after all: the descriptor is given up,
+ * and the batch is left to the FILE. */
+static bool write_direct(tfile_t *t, size_t n)
+{
+    for (size_t done = 0; done < n;) {
+        const ssize_t k = pwrite(t->dfd, t->out + done, n - done, (off_t)(t->out_at + done));
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0 && errno == EINVAL && done == 0) {
+            close(t->dfd);
+            t->dfd = -1;
+            return false;
+        }
+        if (k <= 0) {
+            fail(t, k < 0 ? errno : EIO, "writing a block");
+            break;
+        }
+        done += (size_t)k;
+    }
+    return true;
+}
+
+/* The first n bytes of out to the file: whole batches around the page
+ * cache where p->direct could open it so, the rest (the file's end)
+ * through the FILE, whose descriptor is then first put at their place. */
 static void write_out(tfile_t *t, size_t n)
 {
-    if (t->err) {
-    } else if (t->dfd >= 0) {
-        /* a whole batch at its aligned offset around the cache, the rest
-         * (the file's end) through the cache */
-        const int fd = n == TFILE_OUT_BATCH ? t->dfd : fileno(t->fp);
-        size_t done = 0;
-        while (done < n) {
-            const ssize_t k = pwrite(fd, t->out + done, n - done, (off_t)(t->out_at + done));
-            if (k < 0 && errno == EINTR) continue;
-            if (k < 0 && fd == t->dfd && errno == EINVAL && done == 0) {
-                close(t->dfd);          /* no O_DIRECT here after all */
-                t->dfd = -1;
-                if (lseek(fileno(t->fp), (off_t)t->out_at, SEEK_SET) < 0) fail(t, errno, "writing a block");
-                else write_out(t, n);
-                return;
-            }
-            if (k <= 0) {
-                fail(t, k < 0 ? errno : EIO, "writing a block");
-                break;
-            }
-            done += (size_t)k;
-        }
-        t->out_at += n;
-        if (fd != t->dfd && lseek(fileno(t->fp), (off_t)t->out_at, SEEK_SET) < 0) fail(t, errno, "writing a block");
-    } else if (fwrite(t->out, 1, n, t->fp) != n) {
-        fail(t, errno, "writing a block");
+    if (!t->err && !(t->dfd >= 0 && n == TFILE_OUT_BATCH && write_direct(t, n))) {
+        if (t->direct && lseek(fileno(t->fp), (off_t)t->out_at, SEEK_SET) < 0) fail(t, errno, "writing a block");
+        else if (fwrite(t->out, 1, n, t->fp) != n) fail(t, errno, "writing a block");
     }
+    t->out_at += n;
     memmove(t->out, t->out + n, t->out_used - n);
     t->out_used -= n;
 }
@@ -409,7 +413,7 @@ static void write_ready(tfile_t *t, uint64_t wait_for)
 static void compress_waiting(tfile_t *t)
 {
     const uint64_t n = (uint64_t)t->streams;
-    for (uint64_t s = 0; s < n && s < t->produced - t->written; s++) {
+    for (uint64_t s = 0; s < n; s++) {
         for (uint64_t k = t->written + (s + n - t->written % n) % n; k < t->produced; k += n) {
             tfile_slot_t *sl = &t->slot[k % TFILE_SLOTS];
             compress_chunk(t, k, sl);

@@ -102,7 +102,8 @@ struct tfile {
     uint64_t payload_bytes, file_bytes;
     uint64_t writeback_from;    /* file bytes before this are being written back */
     int dfd;                    /* direct: the file opened O_DIRECT, or -1 */
-    uint64_t out_at;            /* direct: the file offset of out[0] */
+    bool direct;                /* ...it was: the FILE's offset is set before each write of its own */
+    uint64_t out_at;            /* the file offset of out[0] (direct's) */
     int err;                    /* errno of the first failure */
     const char *err_what;
     char what_buf[80];          /* err_what, when it names a block */

@@ -1102,7 +1102,7 @@ void conn_start(capture_t *c, uv_loop_t *loop)
 
 void conn_tick(capture_t *c)
 {
-    if (c->spool.fd >= 0 && !(c->jobs && jobdec_running(c->jobs))) spool_flush_stale(&c->spool);
+    if (!(c->jobs && jobdec_running(c->jobs))) spool_flush_stale(&c->spool);
 }
 
 void conn_free(capture_t *c)

@@ -106,7 +106,7 @@ static bool open_direct(spool_t *s)
 {
 #ifdef O_DIRECT
     void *stage;
-    if (posix_memalign(&stage, 4096, SPOOL_STAGE) != 0) return false;
+    if (s->bytes % SPOOL_STAGE != 0 || posix_memalign(&stage, 4096, SPOOL_STAGE) != 0) return false;
     s->dfd = open(s->path, O_WRONLY | O_DIRECT | O_CLOEXEC);
     struct stat a, b;
     if (s->dfd >= 0 && (fstat(s->dfd, &a) != 0 || fstat(s->fd, &b) != 0 || a.st_ino != b.st_ino ||
@@ -120,7 +120,7 @@ static bool open_direct(spool_t *s)
     }
     s->stage = stage;
     s->direct_at = s->bytes;
-    return s->bytes % SPOOL_STAGE == 0;
+    return true;
 #else
     return false;
 #endif
@@ -154,38 +154,32 @@ static void drop_written(spool_t *s)
     }
 }
 
-static void write_buffered(spool_t *s, const void *p, size_t n);
+static size_t write_buffered(spool_t *s, const void *p, size_t n);
 
-/* A direct spool's write failed (EINVAL: the file system takes no
- * O_DIRECT after all; ENOSPC...): what is staged goes through the page
- * cache, as everything after it, which reports a real failure. */
-static void fall_back(spool_t *s)
+/* A direct write failed (EINVAL: the file system takes no O_DIRECT after
+ * all; ENOSPC...): the n bytes at p, whose place is file offset `at`, and
+ * everything after them go through the page cache, which reports a real
+ * failure. Returns how many of them went. */
+static size_t fall_back(spool_t *s, uint64_t at, const uint8_t *p, size_t n)
 {
-    const size_t n = s->staged;
-    uint8_t *stage = s->stage;
-    s->stage = NULL;
+    size_t went = 0;
+    if (lseek(s->fd, (off_t)at, SEEK_SET) < 0) s->err = errno;
+    else went = write_buffered(s, p, n);
     close_direct(s);
-    s->bytes -= n;
-    if (lseek(s->fd, (off_t)s->direct_at, SEEK_SET) < 0) s->err = errno;
-    else write_buffered(s, stage, n);
-    free(stage);
+    return went;
 }
 
 /* The staged megabyte, written around the page cache. */
 static void write_stage(spool_t *s)
 {
-    size_t done = 0;
-    while (done < SPOOL_STAGE) {
+    for (size_t done = 0; done < SPOOL_STAGE;) {
         const ssize_t k = pwrite(s->dfd, s->stage + done, SPOOL_STAGE - done, (off_t)(s->direct_at + done));
         if (k < 0 && errno == EINTR) continue;
         if (k > 0) done += (size_t)k;
         if (k <= 0 || done % 4096 != 0) {
             /* what was written stays; the rest goes the other way */
-            memmove(s->stage, s->stage + done, SPOOL_STAGE - done);
-            s->direct_at += done;
-            s->staged = SPOOL_STAGE - done;
-            s->tail_flushed = 0;
-            fall_back(s);
+            const size_t left = SPOOL_STAGE - done;
+            s->bytes -= left - fall_back(s, s->direct_at + done, s->stage + done, left);
             return;
         }
     }
@@ -197,19 +191,16 @@ static void write_stage(spool_t *s)
 static void write_direct(spool_t *s, const uint8_t *b, size_t n)
 {
     if (s->staged == s->tail_flushed) s->staged_ms = now_ms();
-    s->bytes += n;
     while (n && s->stage) {
         const size_t take = SPOOL_STAGE - s->staged < n ? SPOOL_STAGE - s->staged : n;
         memcpy(s->stage + s->staged, b, take);
         s->staged += take;
+        s->bytes += take;
         b += take;
         n -= take;
         if (s->staged == SPOOL_STAGE) write_stage(s);
     }
-    if (n) {                    /* fell back with bytes left */
-        s->bytes -= n;
-        write_buffered(s, b, n);
-    }
+    if (n && !s->err) s->bytes += write_buffered(s, b, n);   /* direct writing given up */
 }
 
 /* What is staged and not yet written, through the page cache at its place
@@ -238,34 +229,36 @@ void spool_write(spool_t *s, const void *p, size_t n)
 {
     if (s->fd < 0 || s->err) return;
     if (s->stage) write_direct(s, p, n);
-    else write_buffered(s, p, n);
+    else s->bytes += write_buffered(s, p, n);
+    if (s->drop_behind && !s->stage && !s->err) drop_written(s);
 }
 
-static void write_buffered(spool_t *s, const void *p, size_t n)
+/* Write through the page cache at the descriptor's offset; returns how
+ * many bytes went (fewer: s->err says why). */
+static size_t write_buffered(spool_t *s, const void *p, size_t n)
 {
     const char *b = p;
+    size_t went = 0;
     int64_t progress = now_ms();
-    while (n) {
-        ssize_t k = write(s->fd, b, n);
+    while (went < n) {
+        ssize_t k = write(s->fd, b + went, n - went);
         if (k < 0 && errno == EINTR) continue;
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             const int err = wait_writable(s, progress);
             if (err) {
                 s->err = err;
-                return;
+                break;
             }
             continue;
         }
         if (k <= 0) {
             s->err = k < 0 ? errno : EIO;
-            return;
+            break;
         }
         progress = now_ms();
-        b += k;
-        n -= (size_t)k;
-        s->bytes += (uint64_t)k;
+        went += (size_t)k;
     }
-    if (s->drop_behind) drop_written(s);
+    return went;
 }
 
 int spool_read_at(const spool_t *s, uint64_t at, void *p, size_t n)
@@ -274,7 +267,7 @@ int spool_read_at(const spool_t *s, uint64_t at, void *p, size_t n)
     if (s->stage && at + n > s->direct_at) {
         /* the staged part, from memory */
         const uint64_t from = at > s->direct_at ? at : s->direct_at;
-        if (from + (at + n - from) > s->direct_at + s->staged) return EIO;
+        if (at + n > s->direct_at + s->staged) return EIO;
         memcpy(b + (from - at), s->stage + (from - s->direct_at), (size_t)(at + n - from));
         n = (size_t)(from - at);
     }
