@@ -75,6 +75,7 @@ static int open_spool(capture_t *c, const options_t *o, char **path)
         diag_error("cannot create spool %s: %s (use --spool PATH or --no-spool)", *path, strerror(err));
         return EXIT_OUTPUT_UNWRITABLE;
     }
+    spool_direct(&c->spool);
     return EXIT_OK;
 }
 

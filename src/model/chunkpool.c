@@ -1,7 +1,11 @@
 /* chunkpool.c - pre-faulted chunks for the zone logs (see chunkpool.h). */
 #include "chunkpool.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -11,31 +15,46 @@
 
 #define POOL_MAX 64
 
+/* Ready chunks in a ring with one filler and one taker: the filler writes
+ * ring[head] then moves head on, the taker reads ring[tail] then moves tail
+ * on, so neither ever waits for the other. */
 struct chunkpool {
-    pthread_mutex_t lock;
     size_t size;
-    int depth, max_depth;
-    void *ready[POOL_MAX];
-    int n;
+    int max_depth;
+    atomic_int depth;           /* how many the filler keeps ready (the taker raises it) */
+    void *ring[POOL_MAX];
+    atomic_uint head, tail;
+    sem_t wanted;               /* posted by each take: the thread fills up */
+    pthread_t thread;
+    bool started;
+    atomic_bool stopping;
 };
 
 chunkpool_t *chunkpool_new(size_t chunk_size, int max_depth)
 {
     chunkpool_t *p = xcalloc(1, sizeof *p);
-    pthread_mutex_init(&p->lock, NULL);
     p->size = chunk_size;
     p->max_depth = max_depth < 1 ? 1 : max_depth < POOL_MAX ? max_depth : POOL_MAX;
-    p->depth = 1;
+    atomic_init(&p->depth, 1);
+    atomic_init(&p->head, 0);
+    atomic_init(&p->tail, 0);
+    atomic_init(&p->stopping, false);
+    sem_init(&p->wanted, 0, 0);
     return p;
 }
 
 void *chunkpool_take(chunkpool_t *p)
 {
     void *c = NULL;
-    pthread_mutex_lock(&p->lock);
-    if (p->n) c = p->ready[--p->n];
-    else if (p->depth < p->max_depth) p->depth = p->depth * 2 < p->max_depth ? p->depth * 2 : p->max_depth;
-    pthread_mutex_unlock(&p->lock);
+    const unsigned t = atomic_load_explicit(&p->tail, memory_order_relaxed);
+    if (atomic_load_explicit(&p->head, memory_order_acquire) != t) {
+        c = p->ring[t % POOL_MAX];
+        atomic_store_explicit(&p->tail, t + 1, memory_order_release);
+    } else {
+        const int d = atomic_load_explicit(&p->depth, memory_order_relaxed);
+        if (d < p->max_depth) atomic_store(&p->depth, d * 2 < p->max_depth ? d * 2 : p->max_depth);
+    }
+    if (p->started) sem_post(&p->wanted);
     return c;
 }
 
@@ -59,22 +78,40 @@ static void prefault(char *c, size_t size, long page)
 void chunkpool_refill(chunkpool_t *p)
 {
     const long page = sysconf(_SC_PAGESIZE);
-    for (;;) {
-        pthread_mutex_lock(&p->lock);
-        const bool full = p->n >= p->depth;
-        pthread_mutex_unlock(&p->lock);
-        if (full) return;
+    unsigned h = atomic_load_explicit(&p->head, memory_order_relaxed);
+    while (!atomic_load_explicit(&p->stopping, memory_order_relaxed) &&
+           h - atomic_load_explicit(&p->tail, memory_order_acquire) < (unsigned)atomic_load(&p->depth)) {
         char *c = malloc(p->size);
         if (!c) return;
         prefault(c, p->size, page);
-        pthread_mutex_lock(&p->lock);
-        if (p->n < p->depth) {
-            p->ready[p->n++] = c;
-            c = NULL;
-        }
-        pthread_mutex_unlock(&p->lock);
-        free(c);
+        p->ring[h % POOL_MAX] = c;
+        atomic_store_explicit(&p->head, ++h, memory_order_release);
     }
+}
+
+/* The pool's thread: fill up after every take. At idle priority, so that
+ * it uses only time no other thread of the machine wants: when the cores
+ * are busy, the model faults its pages in itself instead, which is the
+ * same work. */
+static void *fill_main(void *arg)
+{
+    chunkpool_t *p = arg;
+    pthread_setname_np(pthread_self(), "tc-prefault");   /* for top -H, perf */
+    const struct sched_param idle = { 0 };
+    (void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
+    while (!atomic_load(&p->stopping)) {
+        chunkpool_refill(p);
+        while (sem_wait(&p->wanted) != 0 && errno == EINTR) {}
+    }
+    return NULL;
+}
+
+int chunkpool_start(chunkpool_t *p)
+{
+    p->started = true;
+    const int err = pthread_create(&p->thread, NULL, fill_main, p);
+    if (err) p->started = false;
+    return err;
 }
 
 size_t chunkpool_size(const chunkpool_t *p)
@@ -85,16 +122,19 @@ size_t chunkpool_size(const chunkpool_t *p)
 size_t chunkpool_memory(chunkpool_t *p)
 {
     if (!p) return 0;
-    pthread_mutex_lock(&p->lock);
-    const size_t n = (size_t)p->n;
-    pthread_mutex_unlock(&p->lock);
+    const unsigned n = atomic_load(&p->head) - atomic_load(&p->tail);
     return sizeof *p + n * p->size;
 }
 
 void chunkpool_free(chunkpool_t *p)
 {
     if (!p) return;
-    for (int i = 0; i < p->n; i++) free(p->ready[i]);
-    pthread_mutex_destroy(&p->lock);
+    if (p->started) {
+        atomic_store(&p->stopping, true);
+        sem_post(&p->wanted);
+        pthread_join(p->thread, NULL);
+    }
+    for (unsigned t = atomic_load(&p->tail), h = atomic_load(&p->head); t != h; t++) free(p->ring[t % POOL_MAX]);
+    sem_destroy(&p->wanted);
     free(p);
 }

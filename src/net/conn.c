@@ -29,6 +29,10 @@
  * disk is slower than the wire or there is no spool: then the client waits
  * in the kernel's socket buffers, not in our memory. */
 #define BACKLOG_HIGH (4u << 20)
+/* ...and while netdec's thread writes a spool, which may fall behind the
+ * wire by NETDEC_SPOOL_BEHIND before the page cache takes over from the
+ * disk */
+#define BACKLOG_HIGH_SPOOLING (NETDEC_KEEP_IN_MEMORY + NETDEC_SPOOL_BEHIND + (4u << 20))
 #define FRAMES_PER_TURN 4
 #define TICK_MS 100
 #define HANDSHAKE_NOTICE_NS (5ULL * 1000000000ULL)
@@ -73,6 +77,12 @@ static size_t input_backlog(capture_t *c)
 static size_t input_in_memory(capture_t *c)
 {
     return c->jobs ? jobdec_backlog(c->jobs) : c->dec ? netdec_in_memory(c->dec) : 0;
+}
+
+/* How much of it may be held before reading pauses. */
+static size_t input_high(const capture_t *c)
+{
+    return c->dec && c->spool.fd >= 0 && !c->spool.abandoned ? BACKLOG_HIGH_SPOOLING : BACKLOG_HIGH;
 }
 
 uint64_t process_rss(void)
@@ -376,7 +386,7 @@ static void on_input_end(capture_t *c)
 static void resume_reading(capture_t *c)
 {
     if (c->reading_paused && !c->finishing && c->finish_pending == OUT_NONE &&
-        input_in_memory(c) < BACKLOG_HIGH / 4) {
+        input_in_memory(c) < input_high(c) / 4) {
         c->reading_paused = false;
         uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
     }
@@ -538,7 +548,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     } else {
         netdec_push(c->dec, p, n);
     }
-    if (input_in_memory(c) > BACKLOG_HIGH) {
+    if (input_in_memory(c) > input_high(c)) {
         c->reading_paused = true;
         uv_read_stop(s);
     }
@@ -603,9 +613,10 @@ static bool start_decoding(capture_t *c)
         c->spool_warned = true;
     }
     warn_spool_failure(c);      /* it may have failed on the handshake */
-    /* The decoder thread also prepares memory for the zone logs. */
+    /* Memory for the zone logs is prepared on a thread of its own (if it
+     * cannot start, the model allocates its own). */
     c->session.model.chunk_pool = chunkpool_new(ZLOG_POOL_CHUNK, 8);
-    netdec_refill(c->dec, c->session.model.chunk_pool);
+    (void)chunkpool_start(c->session.model.chunk_pool);
     return true;
 }
 
@@ -1102,7 +1113,7 @@ void conn_start(capture_t *c, uv_loop_t *loop)
 
 void conn_tick(capture_t *c)
 {
-    if (!(c->jobs && jobdec_running(c->jobs))) spool_flush_stale(&c->spool);
+    if (!(c->jobs && jobdec_running(c->jobs))) spool_flush_stale(&c->spool, 1000);
 }
 
 void conn_free(capture_t *c)

@@ -1,23 +1,29 @@
 /* netdec.c - the decoder thread (see netdec.h). */
 #include "netdec.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "chunkpool.h"
 #include "csdedup.h"
 #include "frame.h"
 #include "proto.h"
 #include "util.h"
 
 #define NETDEC_SLOTS 8          /* decoded frames in flight */
+/* A direct spool's staged bytes reach the file within about this time
+ * (a kill loses at most that much of a slow or pausing stream; a fast one
+ * fills the stage's megabyte much sooner). */
+#define SPOOL_HOLD_MS 50
 
 /* Received bytes, in stream order. A chunk stays on the list until it is
- * both decoded and spooled; once spooled, its data may be dropped from
- * memory (spilled) and read back from the spool when its turn comes. */
+ * both decoded and spooled; once spooled and readable from the spool's
+ * file (spool_on_disk), its data may be dropped from memory (spilled) and
+ * read back when its turn comes. */
 typedef struct chunk {
     struct chunk *next;
     size_t n;
@@ -35,8 +41,12 @@ struct netdec {
     chunk_t *head, *tail;       /* every chunk not yet decoded and spooled */
     chunk_t *dec_next;          /* the next chunk to decode */
     chunk_t *spool_next;        /* the next chunk to spool */
+    chunk_t *spill_next;        /* the oldest spooled chunk not yet readable from the spool */
+    uint64_t on_disk;           /* spool bytes a reader may read (spool_on_disk) */
     uint64_t backlog;           /* bytes received and not decoded */
     uint64_t in_memory;         /* bytes held for chunks: buffers and headers */
+    uint64_t awaiting_disk;     /* ...of which for chunks from spill_next on: spooled, not yet
+                                 * on disk (a direct spool's stage), to be spilled then */
     uint64_t spilled;           /* bytes dropped from memory, read back later */
     uint64_t unspooled;         /* bytes waiting for the spool thread */
     bool input_ended, stopping, spool_stopping;
@@ -47,8 +57,7 @@ struct netdec {
 
     frame_decoder_t frames;     /* owned by the thread */
     csdedup_t dedup;            /* owned by the thread */
-    uint8_t *readback;          /* a spilled chunk read back (decoder thread) */
-    size_t readback_cap;
+    spool_reader_t reader;      /* spilled chunks read back (decoder thread) */
     uint8_t *buf[NETDEC_SLOTS];
     bool busy[NETDEC_SLOTS];
     int nbusy;
@@ -61,7 +70,6 @@ struct netdec {
 
     void (*notify)(void *);
     void *ctx;
-    chunkpool_t *pool;          /* set before the first frame */
     spool_t *spool;             /* set before the first push */
 };
 
@@ -80,6 +88,10 @@ static void collect_chunks(netdec_t *d)
         d->head = c->next;
         if (!d->head) d->tail = NULL;
         d->in_memory -= c->held + sizeof *c;
+        if (d->spill_next == c) {
+            d->awaiting_disk -= c->held + sizeof *c;
+            d->spill_next = c->next;
+        }
         free(c->data);
         free(c);
     }
@@ -119,7 +131,6 @@ static int on_frame(void *ctx, const uint8_t *p, size_t n)
     d->stat_decompressed = d->frames.decompressed;
     pthread_mutex_unlock(&d->lock);
     d->notify(d->ctx);
-    if (d->pool) chunkpool_refill(d->pool);
     return 0;
 }
 
@@ -137,21 +148,15 @@ static bool release_failed_spool(netdec_t *d)
 
 /* The bytes of chunk c: in memory, or read back from the spool. NULL if
  * the spool cannot be read (then nothing more can be decoded). */
-static const uint8_t *chunk_bytes(netdec_t *d, const chunk_t *c)
+static const uint8_t *chunk_bytes(netdec_t *d, const chunk_t *c, uint64_t on_disk)
 {
     if (c->data) return c->data;
-    if (c->n > d->readback_cap) {
-        free(d->readback);
-        d->readback = xmalloc(c->n);
-        d->readback_cap = c->n;
-    }
-    const int err = spool_read_at(d->spool, c->spool_at, d->readback, c->n);
-    if (err) {
+    int err = 0;
+    const uint8_t *p = spool_reader_get(&d->reader, c->spool_at, c->n, on_disk, &err);
+    if (!p)
         snprintf(d->err, sizeof d->err, "stream offset %" PRIu64 ": cannot read the received bytes back from %s: %s",
                  d->frames.offset, d->spool->path, strerror(err));
-        return NULL;
-    }
-    return d->readback;
+    return p;
 }
 
 /* Queue the item that ends the output (lock held). */
@@ -183,9 +188,10 @@ static void *decoder_main(void *arg)
         }
         c->decoding = true;
         const bool spilled = !c->data;
+        const uint64_t on_disk = d->on_disk;
         pthread_mutex_unlock(&d->lock);
 
-        const uint8_t *bytes = chunk_bytes(d, c);
+        const uint8_t *bytes = chunk_bytes(d, c, on_disk);
         int rc = bytes ? frame_feed(&d->frames, bytes, c->n, on_frame, d) : -1;
         if (bytes && rc < 0) snprintf(d->err, sizeof d->err, "%s", d->frames.err);
 
@@ -216,17 +222,42 @@ static void *decoder_main(void *arg)
     }
 }
 
-/* Spill a spooled chunk that waits to be decoded while too much waits in
- * memory (lock held). */
+/* Spill a chunk that waits to be decoded while too much waits in memory,
+ * besides what waits to be on disk (lock held). */
 static void maybe_spill(netdec_t *d, chunk_t *c)
 {
-    if (!d->spill_ok || c->decoding || c->decoded || !c->data || d->in_memory <= NETDEC_KEEP_IN_MEMORY) return;
+    if (!d->spill_ok || c->decoding || c->decoded || !c->data ||
+        d->in_memory - d->awaiting_disk <= NETDEC_KEEP_IN_MEMORY)
+        return;
     free(c->data);
     c->data = NULL;
     d->in_memory -= c->held;
     c->held = 0;
     d->spilled += c->n;
     d->spilled_waiting++;
+}
+
+/* The spool's file holds bytes up to `on_disk` now: the chunks below it
+ * may be spilled (lock held). */
+static void spill_written(netdec_t *d, uint64_t on_disk)
+{
+    d->on_disk = on_disk;
+    for (chunk_t *c = d->spill_next; c && c->spooled && c->spool_at + c->n <= on_disk; c = d->spill_next) {
+        d->awaiting_disk -= c->held + sizeof *c;
+        maybe_spill(d, c);
+        d->spill_next = c->next;
+    }
+}
+
+/* After a write: a spool that failed stops being read back, and is given
+ * up as soon as nothing waits in it (then true: the caller empties it
+ * without the lock). Lock held. */
+static bool note_spool_error(netdec_t *d)
+{
+    if (!d->spool->err || d->spool_err) return false;
+    d->spill_ok = false;
+    d->spool_err = d->spool->err;
+    return release_failed_spool(d);
 }
 
 /* The spool thread: append every chunk to the spool as it arrives, in
@@ -237,26 +268,48 @@ static void *spool_main(void *arg)
     pthread_setname_np(pthread_self(), "tc-spool");
     pthread_mutex_lock(&d->lock);
     for (;;) {
-        while (!d->spool_next && !d->spool_stopping) pthread_cond_wait(&d->to_spool, &d->lock);
+        while (!d->spool_next && !d->spool_stopping) {
+            /* what a direct spool holds back goes to the file once
+             * nothing more came for a moment */
+            if (!spool_holds_back(d->spool)) {
+                pthread_cond_wait(&d->to_spool, &d->lock);
+                continue;
+            }
+            struct timespec at;
+            clock_gettime(CLOCK_REALTIME, &at);
+            at.tv_nsec += SPOOL_HOLD_MS * 1000000L;
+            if (at.tv_nsec >= 1000000000L) {
+                at.tv_sec++;
+                at.tv_nsec -= 1000000000L;
+            }
+            if (pthread_cond_timedwait(&d->to_spool, &d->lock, &at) == ETIMEDOUT) {
+                pthread_mutex_unlock(&d->lock);
+                spool_flush_stale(d->spool, 0);
+                pthread_mutex_lock(&d->lock);
+            }
+        }
         chunk_t *c = d->spool_next;
         if (!c) break;
+
+        /* the disk is slower than the wire for now: the page cache takes it */
+        const bool behind = d->unspooled - c->n >= NETDEC_SPOOL_BEHIND;
         pthread_mutex_unlock(&d->lock);
 
         const uint64_t at = d->spool->bytes;
-        spool_write(d->spool, c->data, c->n);   /* data stays until spooled */
+        if (behind) spool_write_now(d->spool, c->data, c->n);
+        else spool_write(d->spool, c->data, c->n);      /* c->data stays until spooled */
+        spool_flush_stale(d->spool, SPOOL_HOLD_MS);   /* a slow stream */
+        const uint64_t on_disk = spool_on_disk(d->spool);
 
         pthread_mutex_lock(&d->lock);
         c->spooled = true;
         c->spool_at = at;
+        if (!d->spill_next) d->spill_next = c;
+        d->awaiting_disk += c->held + sizeof *c;
         d->unspooled -= c->n;
-        bool empty_spool = false;
-        if (d->spool->err) {
-            d->spill_ok = false;
-            d->spool_err = d->spool->err;
-            empty_spool = release_failed_spool(d);
-        }
+        bool empty_spool = note_spool_error(d);
         d->spool_next = c->next;
-        maybe_spill(d, c);
+        spill_written(d, on_disk);
         collect_chunks(d);
         /* memory was freed: a reader paused for it may go on */
         const bool wake = !d->spool_stopping;
@@ -268,6 +321,12 @@ static void *spool_main(void *arg)
         }
     }
     pthread_mutex_unlock(&d->lock);
+    /* what a direct spool still holds back goes to the file now */
+    spool_flush_stale(d->spool, 0);
+    pthread_mutex_lock(&d->lock);
+    const bool empty_spool = note_spool_error(d);
+    pthread_mutex_unlock(&d->lock);
+    if (empty_spool) spool_empty(d->spool);
     return NULL;
 }
 
@@ -296,6 +355,7 @@ netdec_t *netdec_start(uint64_t base_offset, const proto_desc_t *desc, void (*no
     pthread_cond_init(&d->ready, NULL);
     frame_decoder_init(&d->frames, base_offset);
     csdedup_init(&d->dedup, desc);
+    d->reader.fd = -1;
     for (int i = 0; i < NETDEC_SLOTS; i++) d->buf[i] = xmalloc(PROTO_TARGET_FRAME_SIZE);
     d->notify = notify;
     d->ctx = ctx;
@@ -307,19 +367,15 @@ netdec_t *netdec_start(uint64_t base_offset, const proto_desc_t *desc, void (*no
     return d;
 }
 
-void netdec_refill(netdec_t *d, chunkpool_t *pool)
-{
-    pthread_mutex_lock(&d->lock);
-    d->pool = pool;
-    pthread_mutex_unlock(&d->lock);
-}
-
 int netdec_spool(netdec_t *d, spool_t *spool)
 {
     if (!spool || spool->fd < 0) return 0;
+    /* (without a reader of its own, nothing is spilled) */
+    const bool readable = spool->readable && !spool->err && spool_reader_open(&d->reader, spool) == 0;
     pthread_mutex_lock(&d->lock);
     d->spool = spool;
-    d->spill_ok = spool->readable && !spool->err;
+    d->on_disk = spool_on_disk(spool);
+    d->spill_ok = readable;
     d->spool_err = spool->err;      /* it may have failed in the handshake */
     const bool empty_spool = release_failed_spool(d);
     pthread_mutex_unlock(&d->lock);
@@ -440,7 +496,15 @@ int netdec_spool_error(netdec_t *d)
     pthread_mutex_unlock(&d->lock);
     return err;
 }
-size_t netdec_in_memory(netdec_t *d) { return (size_t)read_counter(d, &d->in_memory); }
+size_t netdec_in_memory(netdec_t *d)
+{
+    /* what waits for a direct spool's stage to be written is spilled (or
+     * decoded) then: bounded by the stage, unless spilling failed */
+    pthread_mutex_lock(&d->lock);
+    const uint64_t n = d->spill_ok ? d->in_memory - d->awaiting_disk : d->in_memory;
+    pthread_mutex_unlock(&d->lock);
+    return (size_t)n;
+}
 
 const char *netdec_error(netdec_t *d)
 {
@@ -478,6 +542,6 @@ void netdec_stop(netdec_t *d)
         free(c->data);
         free(c);
     }
-    free(d->readback);
+    spool_reader_close(&d->reader);
     free_unstarted(d);
 }

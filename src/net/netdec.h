@@ -19,7 +19,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "chunkpool.h"
 #include "protocols.h"
 #include "spool.h"
 
@@ -28,6 +27,11 @@ typedef struct netdec netdec_t;
 /* Received bytes waiting to be decoded beyond this are dropped from memory
  * once spooled, and read back from the spool in their turn. */
 #define NETDEC_KEEP_IN_MEMORY (1u << 20)
+/* When this much more waits for the spool thread, it writes through the
+ * page cache (spool_write_now) until it has caught up: a direct spool's
+ * disk may be slower than the wire. A reader that pauses above
+ * netdec_in_memory() = KEEP_IN_MEMORY + SPOOL_BEHIND + a few MB lets it. */
+#define NETDEC_SPOOL_BEHIND (8u << 20)
 
 typedef enum { NETDEC_FRAME, NETDEC_ERROR, NETDEC_END } netdec_kind_t;
 
@@ -47,8 +51,6 @@ typedef struct {
  * NULL, with *err the errno, when the thread cannot start. */
 netdec_t *netdec_start(uint64_t base_offset, const proto_desc_t *desc, void (*notify)(void *ctx), void *ctx,
                        int *err);
-/* Also keep this pool of zone-log chunks topped up between frames. */
-void netdec_refill(netdec_t *d, chunkpool_t *pool);
 /* Append every byte pushed from now on to this spool, on a thread of its
  * own (bytes still queued at netdec_stop too). Bytes waiting to be decoded
  * beyond a few MB are then dropped from memory once spooled and read back

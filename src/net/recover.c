@@ -116,7 +116,7 @@ static void feed_handshake(recovery_t *r)
             return;
         }
         s->model.chunk_pool = chunkpool_new(ZLOG_POOL_CHUNK, 8);
-        netdec_refill(r->dec, s->model.chunk_pool);
+        (void)chunkpool_start(s->model.chunk_pool);
         netdec_push(r->dec, data + used, n - used);
     }
 }

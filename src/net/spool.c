@@ -134,10 +134,15 @@ static void close_direct(spool_t *s)
     s->stage = NULL;
 }
 
+void spool_direct(spool_t *s)
+{
+    if (s->fd >= 0 && s->regular && !s->stage && !open_direct(s)) close_direct(s);
+}
+
 void spool_drop_behind(spool_t *s)
 {
     s->drop_behind = s->fd >= 0 && s->regular;
-    if (s->drop_behind && !open_direct(s)) close_direct(s);
+    if (s->drop_behind) spool_direct(s);
 }
 
 /* Past each window: its writeback starts, and the window before it, by
@@ -213,24 +218,78 @@ static void flush_tail(spool_t *s)
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0) {
             s->err = k < 0 ? errno : EIO;
+            s->bytes = s->direct_at + s->tail_flushed;   /* what the file holds */
             return;
         }
         s->tail_flushed += (size_t)k;
     }
 }
 
-void spool_flush_stale(spool_t *s)
+bool spool_holds_back(const spool_t *s)
 {
-    if (s->fd < 0 || s->err || !s->stage || s->tail_flushed == s->staged) return;
-    if (now_ms() - s->staged_ms >= 1000) flush_tail(s);
+    return s->fd >= 0 && !s->err && s->stage && !s->cached && s->tail_flushed < s->staged;
+}
+
+void spool_flush_stale(spool_t *s, int max_ms)
+{
+    if (spool_holds_back(s) && now_ms() - s->staged_ms >= max_ms) flush_tail(s);
+}
+
+uint64_t spool_on_disk(const spool_t *s)
+{
+    return s->stage && !s->cached ? s->direct_at : s->bytes;
+}
+
+/* Write through the page cache at the end of what was written. */
+static void write_cached(spool_t *s, const uint8_t *p, size_t n)
+{
+    while (n) {
+        const ssize_t k = pwrite(s->fd, p, n, (off_t)s->bytes);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            s->err = k < 0 ? errno : EIO;
+            return;
+        }
+        s->bytes += (uint64_t)k;
+        p += k;
+        n -= (size_t)k;
+    }
 }
 
 void spool_write(spool_t *s, const void *p, size_t n)
 {
     if (s->fd < 0 || s->err) return;
+    if (s->stage && s->cached) {
+        /* back to the disk, from the next whole megabyte on */
+        const size_t to_edge = (size_t)((SPOOL_STAGE - s->bytes % SPOOL_STAGE) % SPOOL_STAGE);
+        const size_t take = to_edge < n ? to_edge : n;
+        write_cached(s, p, take);
+        if (s->err) return;
+        p = (const uint8_t *)p + take;
+        n -= take;
+        if (s->bytes % SPOOL_STAGE != 0) return;
+        s->cached = false;
+        s->direct_at = s->bytes;
+        s->staged = s->tail_flushed = 0;
+    }
     if (s->stage) write_direct(s, p, n);
     else s->bytes += write_buffered(s, p, n);
     if (s->drop_behind && !s->stage && !s->err) drop_written(s);
+}
+
+void spool_write_now(spool_t *s, const void *p, size_t n)
+{
+    if (s->fd < 0 || s->err) return;
+    if (!s->stage) {
+        spool_write(s, p, n);
+        return;
+    }
+    if (!s->cached) {
+        flush_tail(s);          /* the staged bytes first, at their place */
+        if (s->err) return;
+        s->cached = true;
+    }
+    write_cached(s, p, n);
 }
 
 /* Write through the page cache at the descriptor's offset; returns how
@@ -264,7 +323,7 @@ static size_t write_buffered(spool_t *s, const void *p, size_t n)
 int spool_read_at(const spool_t *s, uint64_t at, void *p, size_t n)
 {
     char *b = p;
-    if (s->stage && at + n > s->direct_at) {
+    if (s->stage && !s->cached && at + n > s->direct_at) {
         /* the staged part, from memory */
         const uint64_t from = at > s->direct_at ? at : s->direct_at;
         if (at + n > s->direct_at + s->staged) return EIO;
@@ -280,6 +339,51 @@ int spool_read_at(const spool_t *s, uint64_t at, void *p, size_t n)
         at += (uint64_t)k;
     }
     return 0;
+}
+
+int spool_reader_open(spool_reader_t *r, const spool_t *s)
+{
+    *r = (spool_reader_t){ .fd = fcntl(s->fd, F_DUPFD_CLOEXEC, 0) };
+    return r->fd < 0 ? errno : 0;
+}
+
+const uint8_t *spool_reader_get(spool_reader_t *r, uint64_t at, size_t n, uint64_t on_disk, int *err)
+{
+    if (at >= r->at && at + n <= r->at + r->n) return r->buf + (at - r->at);
+    if (at + n > on_disk) {
+        *err = EIO;     /* not written yet: the caller's mistake */
+        return NULL;
+    }
+    /* the window read is done with: its pages leave the page cache (they
+     * are on the disk, or go there now) */
+    if (r->n) (void)posix_fadvise(r->fd, (off_t)r->at, (off_t)r->n, POSIX_FADV_DONTNEED);
+    size_t len = SPOOL_READ_WINDOW > n ? SPOOL_READ_WINDOW : n;
+    if (len > on_disk - at) len = (size_t)(on_disk - at);
+    if (len > r->cap) {
+        free(r->buf);
+        r->buf = xmalloc(len);
+        r->cap = len;
+    }
+    r->at = at;
+    r->n = 0;
+    while (r->n < n) {
+        const ssize_t k = pread(r->fd, r->buf + r->n, len - r->n, (off_t)(at + r->n));
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            *err = k < 0 ? errno : EIO;
+            r->n = 0;
+            return NULL;
+        }
+        r->n += (size_t)k;
+    }
+    return r->buf;
+}
+
+void spool_reader_close(spool_reader_t *r)
+{
+    if (r->fd >= 0) close(r->fd);
+    free(r->buf);
+    *r = (spool_reader_t){ .fd = -1 };
 }
 
 void spool_stop_waiting(spool_t *s)

@@ -38,6 +38,7 @@ typedef struct {
      * spool_flush_stale and spool_close. */
     int dfd;                     /* the file opened O_DIRECT, or -1 */
     uint8_t *stage;              /* SPOOL_STAGE bytes, aligned */
+    bool cached;                 /* for now written through the page cache (spool_write_now) */
     size_t staged;               /* bytes in it, at file offset direct_at */
     size_t tail_flushed;         /* ...of which already written through the page cache */
     uint64_t direct_at;
@@ -57,6 +58,20 @@ int spool_open(spool_t *s, const char *path, bool force);
  * full is waited for, but one that takes nothing for 10 s fails the spool
  * (ETIMEDOUT), as does spool_stop_waiting (ECANCELED). */
 void spool_write(spool_t *s, const void *p, size_t n);
+/* The same, for a writer that has more waiting than the disk takes: a
+ * direct spool then writes through the page cache (the write returns at
+ * once, and the bytes hold memory of the machine's until the kernel writes
+ * them back), and goes back to the disk at the next whole megabyte that
+ * spool_write writes. */
+void spool_write_now(spool_t *s, const void *p, size_t n);
+/* Write the spool around the page cache (O_DIRECT) where the file system
+ * allows: whole megabytes from an aligned stage, the last, partial one
+ * held in memory until spool_flush_stale or spool_close write it. What is
+ * written then costs no copy into the page cache and no memory of the
+ * machine's (on a VM, the copy alone can cost 2.5 s of CPU per GB when the
+ * cache takes pages the guest never touched). Elsewhere nothing changes.
+ * A regular file only; call before the first write. */
+void spool_direct(spool_t *s);
 /* For a spool nothing reads back while it is written (the daemon's): it
  * holds no memory of the machine's, so that a long capture's spool (and
  * many clients' spools) do not fill it. Where the file system allows, it is
@@ -67,9 +82,16 @@ void spool_write(spool_t *s, const void *p, size_t n);
  * write it. Elsewhere every few MB go to the disk and leave the page cache
  * once written. A regular file only; call before the first write. */
 void spool_drop_behind(spool_t *s);
-/* Write what a direct spool has held in memory for over a second (the
- * client paused), so that a kill loses at most about that second. */
-void spool_flush_stale(spool_t *s);
+/* Write what a direct spool has held in memory for max_ms or longer (the
+ * client sends slowly, or paused), so that a kill loses at most about that
+ * time. By the thread that writes it. */
+void spool_flush_stale(spool_t *s, int max_ms);
+/* Whether a direct spool holds bytes that are not in its file yet. */
+bool spool_holds_back(const spool_t *s);
+/* The bytes from the start that a spool_reader may read now (by the thread
+ * that writes the spool, which passes it on): all that was written, but
+ * for a direct spool's staged part. */
+uint64_t spool_on_disk(const spool_t *s);
 /* Make a spool_write that waits for a full FIFO or device give up at once
  * (any thread). */
 void spool_stop_waiting(spool_t *s);
@@ -80,6 +102,30 @@ const char *spool_strerror(int err);
  * staged bytes from memory, by the thread that writes it). Returns 0 or
  * an errno value. Any thread may call it. */
 int spool_read_at(const spool_t *s, uint64_t at, void *p, size_t n);
+/* Reading a spool back on another thread than its writer's, in windows
+ * of a few MB, with a descriptor of its own. A window read is dropped from
+ * the page cache as the next is read, so that reading back holds no more
+ * of the machine's memory than the window (and the cache's pages are used
+ * again for the next: on a VM, fresh ones cost much more). The window is
+ * file bytes [at, at + n) in buf. */
+typedef struct {
+    int fd;
+    uint8_t *buf;
+    size_t cap;
+    uint64_t at;
+    size_t n;
+} spool_reader_t;
+
+#define SPOOL_READ_WINDOW (4u << 20)
+
+/* Open a reader of a readable spool (spool_t.readable). Returns 0 or an
+ * errno value. */
+int spool_reader_open(spool_reader_t *r, const spool_t *s);
+/* The n bytes at offset `at`, all below `on_disk` (the writer's
+ * spool_on_disk, passed on): from the window, or read with the window
+ * moved there. NULL, with *err the errno, when they cannot be read. */
+const uint8_t *spool_reader_get(spool_reader_t *r, uint64_t at, size_t n, uint64_t on_disk, int *err);
+void spool_reader_close(spool_reader_t *r);
 /* Give up a spool that failed: it is removed at close, whatever `keep`
  * says; spool_empty gives a full disk its space back at once (a regular
  * file: truncated). Call when no thread writes or reads it any more. */

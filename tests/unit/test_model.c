@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "chunkpool.h"
 #include "model.h"
@@ -418,6 +419,31 @@ START_TEST(model_memory_follows_what_the_model_holds)
 }
 END_TEST
 
+/* With its thread, the pool fills itself after takes; freeing it stops
+ * the thread and frees the chunks still ready. */
+START_TEST(chunk_pool_thread_fills_it_after_takes)
+{
+    chunkpool_t *p = chunkpool_new(4096, 4);
+    ck_assert_int_eq(chunkpool_start(p), 0);
+    void *got[6] = { 0 };
+    int n = 0;
+    for (int i = 0; i < 4000 && n < 6; i++) {
+        got[n] = chunkpool_take(p);
+        if (got[n]) {
+            memset(got[n], 0xA5, 4096);
+            n++;
+        } else {
+            usleep(1000);
+        }
+    }
+    ck_assert_int_eq(n, 6);
+    for (int i = 0; i < 2000 && chunkpool_memory(p) < sizeof(void *) + 4 * 4096; i++) usleep(1000);
+    ck_assert_uint_ge(chunkpool_memory(p), 4 * 4096);   /* refilled to its depth, 4 */
+    for (int i = 0; i < 6; i++) free(got[i]);
+    chunkpool_free(p);
+}
+END_TEST
+
 START_TEST(chunk_pool_deepens_only_when_takes_find_it_empty)
 {
     chunkpool_t *p = chunkpool_new(4096, 4);
@@ -656,6 +682,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, memory_events_survive_sealing);
     tcase_add_test(tc, memory_events_of_every_width_survive_sealing);
     tcase_add_test(tc, chunk_pool_deepens_only_when_takes_find_it_empty);
+    tcase_add_test(tc, chunk_pool_thread_fills_it_after_takes);
     tcase_add_test(tc, zone_text_parts_are_joined_and_interned_once);
     tcase_add_test(tc, model_memory_follows_what_the_model_holds);
     tcase_add_test(tc, rule_zone_value_hex);

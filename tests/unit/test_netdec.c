@@ -151,17 +151,25 @@ static netdec_t *push_all_spooled(const stream_t *s, temp_spool_t *ts)
     return d;
 }
 
+/* With a spool written through the page cache (_i 0) or to the disk
+ * (_i 1, tracy-capture's: spool_direct), where chunks leave memory only
+ * once their megabyte is on the disk, and may go through the page cache
+ * when the spool thread falls behind. */
 START_TEST(waiting_input_leaves_memory_once_spooled)
 {
     stream_t s;
     make_stream(&s);
     temp_spool_t ts;
     temp_spool_open(&ts);
+    if (_i == 1) spool_direct(&ts.spool);
 
     /* nobody takes the frames: the decoder stops after its few slots and
      * the rest of the 16 MB waits */
     netdec_t *d = push_all_spooled(&s, &ts);
     ck_assert_uint_le(netdec_in_memory(d), NETDEC_KEEP_IN_MEMORY + 2 * PUSH_BYTES);
+    /* all but what the decoder took into its slots, the megabyte kept and
+     * (a direct spool's) the last, partial one */
+    ck_assert_uint_ge(netdec_spilled(d) + 12 * FRAME_BYTES + NETDEC_KEEP_IN_MEMORY + SPOOL_STAGE, s.wire_n);
     ck_assert_uint_gt(netdec_backlog(d), s.wire_n / 2);
     ck_assert_uint_gt(netdec_spilled(d), s.wire_n / 2);
 
@@ -334,12 +342,12 @@ START_TEST(a_drop_behind_spool_file_gets_every_byte)
     for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)(i * 2654435761u >> 11);
     spool_write(&ts.spool, buf, 1000);
     spool_write(&ts.spool, buf + 1000, n - 1000 - 77);
-    spool_flush_stale(&ts.spool);           /* too recent: stays in memory */
+    spool_flush_stale(&ts.spool, 1000);           /* too recent: stays in memory */
     struct stat st;
     ck_assert_int_eq(stat(ts.path, &st), 0);
     if (ts.spool.stage) ck_assert_uint_eq((uint64_t)st.st_size, 3 * SPOOL_STAGE);
     sleep_ms(1100);
-    spool_flush_stale(&ts.spool);
+    spool_flush_stale(&ts.spool, 1000);
     ck_assert_int_eq(stat(ts.path, &st), 0);
     ck_assert_uint_eq((uint64_t)st.st_size, n - 77);
     spool_write(&ts.spool, buf + n - 77, 77);
@@ -358,11 +366,145 @@ START_TEST(a_drop_behind_spool_file_gets_every_byte)
 }
 END_TEST
 
+/* A client that sends a little now and then: a direct spool's file has
+ * it within moments (SPOOL_HOLD_MS), not only once a megabyte came. */
+START_TEST(a_slow_stream_reaches_a_direct_spool_file_within_moments)
+{
+    stream_t s;
+    make_stream(&s);
+    temp_spool_t ts;
+    temp_spool_open(&ts);
+    spool_direct(&ts.spool);
+    int start_err;
+    netdec_t *d = netdec_start(0, proto_by_version(82), on_ready, NULL, &start_err);
+    ck_assert_ptr_nonnull(d);
+    ck_assert_int_eq(netdec_spool(d, &ts.spool), 0);
+    netdec_push(d, s.wire, 1000);
+    wait_until_spooled(d);
+    struct stat st;
+    for (int i = 0; i < 100 && stat(ts.path, &st) == 0 && st.st_size < 1000; i++) sleep_ms(10);
+    ck_assert_int_eq(stat(ts.path, &st), 0);
+    ck_assert_int_eq(st.st_size, 1000);
+    /* a steady trickle too, while the thread never waits long */
+    for (int i = 1; i <= 20; i++) {
+        netdec_push(d, s.wire + 1000 * i, 1000);
+        sleep_ms(10);
+    }
+    wait_until_spooled(d);
+    sleep_ms(20);
+    ck_assert_int_eq(stat(ts.path, &st), 0);
+    ck_assert_int_ge(st.st_size, 10000);
+    netdec_end(d);
+    netdec_stop(d);
+    ck_assert_int_eq(stat(ts.path, &st), 0);
+    ck_assert_int_eq(st.st_size, 21000);        /* all of it once stopped */
+    uint8_t back[21000];
+    ck_assert_int_eq(spool_read_at(&ts.spool, 0, back, sizeof back), 0);
+    ck_assert(memcmp(back, s.wire, sizeof back) == 0);
+    temp_spool_close(&ts);
+    free_stream(&s);
+}
+END_TEST
+
+static void fill_pattern(uint8_t *p, uint64_t at, size_t n)
+{
+    for (size_t i = 0; i < n; i++) p[i] = (uint8_t)((at + i) * 2654435761u >> 13);
+}
+
+/* spool_write_now (the writer is behind) goes through the page cache,
+ * staged bytes first; spool_write goes back to the disk from the next
+ * whole megabyte. Every byte lands at its place; what spool_on_disk says
+ * is readable is. */
+START_TEST(a_spool_behind_goes_through_the_cache_and_back_to_the_disk)
+{
+    temp_spool_t ts;
+    temp_spool_open(&ts);
+    spool_direct(&ts.spool);
+    const bool direct = ts.spool.stage != NULL;
+    const size_t total = 5 * SPOOL_STAGE + 4321;
+    uint8_t *buf = malloc(total);
+    fill_pattern(buf, 0, total);
+    spool_write(&ts.spool, buf, 300000);
+    if (direct) ck_assert_uint_eq(spool_on_disk(&ts.spool), 0);        /* staged */
+    spool_write_now(&ts.spool, buf + 300000, 1500000);
+    ck_assert_uint_eq(spool_on_disk(&ts.spool), 1800000);
+    ck_assert(!spool_holds_back(&ts.spool));
+    spool_write(&ts.spool, buf + 1800000, 2 * SPOOL_STAGE);
+    if (direct) {
+        /* through the cache up to 2 MiB, then staged, the 3rd MiB on disk */
+        ck_assert(!ts.spool.cached);
+        ck_assert_uint_eq(spool_on_disk(&ts.spool), 3 * SPOOL_STAGE);
+        ck_assert_uint_eq(ts.spool.staged, 1800000 - SPOOL_STAGE);
+    }
+    spool_write_now(&ts.spool, buf + 1800000 + 2 * SPOOL_STAGE, 1000);
+    const size_t sofar = 1800000 + 2 * SPOOL_STAGE + 1000;
+    spool_write(&ts.spool, buf + sofar, total - sofar);
+    ck_assert_int_eq(ts.spool.err, 0);
+    ck_assert_uint_eq(ts.spool.bytes, total);
+    spool_reader_t r;
+    ck_assert_int_eq(spool_reader_open(&r, &ts.spool), 0);
+    const uint64_t on_disk = spool_on_disk(&ts.spool);
+    ck_assert_uint_ge(on_disk, total - SPOOL_STAGE);
+    for (uint64_t at = 0; at + 65536 <= on_disk; at += 65536) {
+        int err = 0;
+        const uint8_t *p = spool_reader_get(&r, at, 65536, on_disk, &err);
+        ck_assert_msg(p != NULL, "offset %llu: %s", (unsigned long long)at, strerror(err));
+        ck_assert(memcmp(p, buf + at, 65536) == 0);
+    }
+    spool_reader_close(&r);
+    spool_close(&ts.spool, true);
+    FILE *f = fopen(ts.path, "rb");
+    ck_assert_ptr_nonnull(f);
+    uint8_t *back = malloc(total + 1);
+    ck_assert_uint_eq(fread(back, 1, total + 1, f), total);
+    fclose(f);
+    ck_assert(memcmp(back, buf, total) == 0);
+    free(back);
+    free(buf);
+    unlink(ts.path);
+    rmdir(ts.dir);
+}
+END_TEST
+
+/* The reader: any range below what is on the disk, across its windows
+ * and back; none beyond. */
+START_TEST(the_reader_reads_windows_and_nothing_unwritten)
+{
+    temp_spool_t ts;
+    temp_spool_open(&ts);
+    const size_t total = 2 * SPOOL_READ_WINDOW + 999;
+    uint8_t *buf = malloc(total);
+    fill_pattern(buf, 0, total);
+    spool_write(&ts.spool, buf, total);
+    spool_reader_t r;
+    ck_assert_int_eq(spool_reader_open(&r, &ts.spool), 0);
+    const struct { uint64_t at; size_t n; } reads[] = {
+        { 0, 10 }, { 5, 100000 }, { SPOOL_READ_WINDOW - 3, 7 }, { 1, 1 }, { total - 999, 999 },
+        { 12345, SPOOL_READ_WINDOW + 5 }, { 0, total },
+    };
+    for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
+        int err = 0;
+        const uint8_t *p = spool_reader_get(&r, reads[i].at, reads[i].n, total, &err);
+        ck_assert_msg(p != NULL, "read %zu: %s", i, strerror(err));
+        ck_assert(memcmp(p, buf + reads[i].at, reads[i].n) == 0);
+    }
+    int err = 0;
+    ck_assert_ptr_null(spool_reader_get(&r, total - 10, 20, total, &err));
+    ck_assert_int_eq(err, EIO);
+    spool_reader_close(&r);
+    free(buf);
+    temp_spool_close(&ts);
+}
+END_TEST
+
 Suite *netdec_suite(void)
 {
     Suite *s = suite_create("netdec");
     TCase *tc = tcase_create("spill");
-    tcase_add_test(tc, waiting_input_leaves_memory_once_spooled);
+    tcase_add_loop_test(tc, waiting_input_leaves_memory_once_spooled, 0, 2);
+    tcase_add_test(tc, a_slow_stream_reaches_a_direct_spool_file_within_moments);
+    tcase_add_test(tc, a_spool_behind_goes_through_the_cache_and_back_to_the_disk);
+    tcase_add_test(tc, the_reader_reads_windows_and_nothing_unwritten);
     tcase_add_test(tc, without_a_spool_waiting_input_stays_in_memory);
     tcase_add_test(tc, an_unreadable_spool_keeps_input_in_memory);
     tcase_add_test(tc, a_failed_spool_is_emptied_once_nothing_waits_in_it);
