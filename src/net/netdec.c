@@ -58,7 +58,8 @@ struct netdec {
     frame_decoder_t frames;     /* owned by the thread */
     csdedup_t dedup;            /* owned by the thread */
     spool_reader_t reader;      /* spilled chunks read back (decoder thread) */
-    uint8_t *buf[NETDEC_SLOTS];
+    uint8_t *buf[NETDEC_SLOTS];  /* FRAME_OUT_SIZE each: frames are decoded into them */
+    int slot;                   /* the one the frame being decoded went to */
     bool busy[NETDEC_SLOTS];
     int nbusy;
     bool space_wanted;          /* the thread waits for free slots */
@@ -97,9 +98,9 @@ static void collect_chunks(netdec_t *d)
     }
 }
 
-/* frame.c callback, on the decoder thread: copy the frame out of the ring
- * into a free slot (waiting for one) and queue it. */
-static int on_frame(void *ctx, const uint8_t *p, size_t n)
+/* frame.c's, on the decoder thread: the free slot the next frame is
+ * decoded into (waiting for one), or NULL when stopping. */
+static uint8_t *take_slot(void *ctx)
 {
     netdec_t *d = ctx;
     pthread_mutex_lock(&d->lock);
@@ -112,17 +113,29 @@ static int on_frame(void *ctx, const uint8_t *p, size_t n)
     }
     if (d->stopping) {
         pthread_mutex_unlock(&d->lock);
-        return -1;
+        return NULL;
     }
     int slot = 0;
     while (d->busy[slot]) slot++;
     d->busy[slot] = true;
     d->nbusy++;
     pthread_mutex_unlock(&d->lock);
+    d->slot = slot;
+    return d->buf[slot];
+}
 
-    memcpy(d->buf[slot], p, n);
-    const size_t numbered = csdedup_frame(&d->dedup, d->buf[slot], n);
-    netdec_item_t it = { .kind = NETDEC_FRAME, .data = d->buf[slot], .n = n, .frame_no = d->frames.frames,
+/* frame.c callback, on the decoder thread: the frame, decoded into its
+ * slot, numbered and queued. */
+static int on_frame(void *ctx, const uint8_t *p, size_t n)
+{
+    netdec_t *d = ctx;
+    const int slot = d->slot;
+    uint8_t *frame = d->buf[slot] + FRAME_HISTORY;     /* = p, ours to change */
+    (void)p;
+    /* numbering changes the bytes the next frame's LZ4 may refer to */
+    if (csdedup_walks_next(&d->dedup)) frame_keep_history(&d->frames);
+    const size_t numbered = csdedup_frame(&d->dedup, frame, n);
+    netdec_item_t it = { .kind = NETDEC_FRAME, .data = frame, .n = n, .frame_no = d->frames.frames,
                          .offset = d->frames.frame_offset, .numbered = numbered, .slot = slot };
     pthread_mutex_lock(&d->lock);
     put_item(d, it);
@@ -356,7 +369,8 @@ netdec_t *netdec_start(uint64_t base_offset, const proto_desc_t *desc, void (*no
     frame_decoder_init(&d->frames, base_offset);
     csdedup_init(&d->dedup, desc);
     d->reader.fd = -1;
-    for (int i = 0; i < NETDEC_SLOTS; i++) d->buf[i] = xmalloc(PROTO_TARGET_FRAME_SIZE);
+    frame_decode_into(&d->frames, take_slot);
+    for (int i = 0; i < NETDEC_SLOTS; i++) d->buf[i] = xmalloc(FRAME_OUT_SIZE);
     d->notify = notify;
     d->ctx = ctx;
     *err = pthread_create(&d->thread, NULL, decoder_main, d);

@@ -1,18 +1,19 @@
 /* spool.h - every byte received from the client, appended to a file beside
  * the output while capturing (OUT.spool), so that a capture killed before
  * it could save (SIGKILL, the OOM killer, a CI timeout, a crash) can be
- * rebuilt with --recover. The bytes go out with write(2) on a thread of
- * their own (netdec.c), which hands them to the kernel at once: a killed
- * process loses none of what was written, and at most the few MB still
- * queued for that thread (the reading pauses beyond that). Writeback is
- * left to the kernel's own schedule: a spool removed after a short capture
- * then never costs disk writes at all. A spool that cannot be written (a full
- * disk) is reported and abandoned; the capture itself goes on.
+ * rebuilt with --recover. The bytes go out on a thread of their own
+ * (netdec.c): tracy-capture's straight to the disk (spool_direct) a
+ * megabyte at a time while the disk keeps up with the wire, through the
+ * page cache (spool_write_now) while it does not, and a partial megabyte
+ * within moments of its bytes; a killed process loses at most those
+ * moments and the few MB still queued for that thread (the reading pauses
+ * beyond that). A spool that cannot be written (a full disk) is reported
+ * and abandoned; the capture itself goes on.
  *
  * The spool also lets the capture keep pace with the wire: received bytes
- * that wait to be decoded are dropped from memory once spooled and read
- * back in their turn (netdec.c), so the client is never held back by the
- * decoding. */
+ * that wait to be decoded are dropped from memory once in the file and
+ * read back in their turn (spool_reader), so the client is never held back
+ * by the decoding. */
 #ifndef TC_SPOOL_H
 #define TC_SPOOL_H
 

@@ -11,6 +11,7 @@
 #ifndef TC_CSDEDUP_H
 #define TC_CSDEDUP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,5 +45,7 @@ void csdedup_free(csdedup_t *d);
  * size (the event decoder reports it). A stream without payloads is only
  * sampled (one frame in 16), so a zone-heavy one costs next to nothing. */
 size_t csdedup_frame(csdedup_t *d, uint8_t *p, size_t n);
+/* Whether csdedup_frame will walk the next frame (and may change it). */
+static inline bool csdedup_walks_next(const csdedup_t *d) { return d->skip == 0; }
 
 #endif

@@ -27,15 +27,56 @@ void frame_decoder_free(frame_decoder_t *f)
     if (f->lz4) LZ4_freeStreamDecode(f->lz4);
     free(f->ring);
     free(f->body);
+    free(f->hist_copy);
     *f = (frame_decoder_t){0};
+}
+
+void frame_decode_into(frame_decoder_t *f, frame_out_fn out)
+{
+    f->out = out;
+}
+
+void frame_keep_history(frame_decoder_t *f)
+{
+    const size_t hist = f->hist_n < FRAME_HISTORY ? f->hist_n : FRAME_HISTORY;
+    if (!f->hist_copy) f->hist_copy = xmalloc(FRAME_HISTORY);
+    memcpy(f->hist_copy + FRAME_HISTORY - hist, f->hist_end - hist, hist);
+    f->hist_end = f->hist_copy + FRAME_HISTORY;
+    f->hist_n = hist;
+}
+
+/* Decompress into a buffer of the caller's, right after the history
+ * (then the block's references to it are a prefix's, LZ4's fast case).
+ * The bytes, or -1; *dst_out: where they are; NULL: out stopped it. */
+static int decode_into(frame_decoder_t *f, const uint8_t *src, size_t n, void *ctx, uint8_t **dst_out)
+{
+    uint8_t *buf = f->out(ctx);
+    *dst_out = NULL;
+    if (!buf) return -1;
+    uint8_t *dst = buf + FRAME_HISTORY;
+    const size_t hist = f->hist_n < FRAME_HISTORY ? f->hist_n : FRAME_HISTORY;
+    if (hist) memmove(dst - hist, f->hist_end - hist, hist);   /* (the same buffer again, perhaps) */
+    const int out = LZ4_decompress_safe_usingDict((const char *)src, (char *)dst, (int)n, PROTO_TARGET_FRAME_SIZE,
+                                                  (const char *)dst - hist, (int)hist);
+    *dst_out = dst;
+    if (out >= 0) {
+        f->hist_end = dst + out;
+        f->hist_n = hist + (size_t)out;
+    }
+    return out;
 }
 
 /* Decompress one whole compressed frame and pass it on. */
 static int decode_frame(frame_decoder_t *f, const uint8_t *src, size_t n, frame_fn cb, void *ctx)
 {
     uint8_t *dst = f->ring + f->ring_off;
-    int out = LZ4_decompress_safe_continue(f->lz4, (const char *)src, (char *)dst, (int)n,
-                                           PROTO_TARGET_FRAME_SIZE);
+    int out;
+    if (f->out) {
+        out = decode_into(f, src, n, ctx, &dst);
+        if (!dst) return -1;            /* stopped: no error of the stream's */
+    } else {
+        out = LZ4_decompress_safe_continue(f->lz4, (const char *)src, (char *)dst, (int)n, PROTO_TARGET_FRAME_SIZE);
+    }
     if (out < 0) {
         snprintf(f->err, sizeof f->err,
                  "frame %llu at stream offset %llu: the %zu-byte LZ4 block does not decompress",
@@ -46,8 +87,10 @@ static int decode_frame(frame_decoder_t *f, const uint8_t *src, size_t n, frame_
     f->compressed += 4 + n;
     f->decompressed += (uint64_t)out;
     int rc = cb(ctx, dst, (size_t)out);
-    f->ring_off += (size_t)out;
-    if (f->ring_off > 2 * PROTO_TARGET_FRAME_SIZE) f->ring_off = 0;
+    if (!f->out) {
+        f->ring_off += (size_t)out;
+        if (f->ring_off > 2 * PROTO_TARGET_FRAME_SIZE) f->ring_off = 0;
+    }
     f->frame_offset += 4 + n;
     return rc;
 }
