@@ -39,6 +39,7 @@ void frame_decode_into(frame_decoder_t *f, frame_out_fn out)
 void frame_keep_history(frame_decoder_t *f)
 {
     const size_t hist = f->hist_n < FRAME_HISTORY ? f->hist_n : FRAME_HISTORY;
+    if (hist == 0) return;      /* nothing decoded yet */
     if (!f->hist_copy) f->hist_copy = xmalloc(FRAME_HISTORY);
     memcpy(f->hist_copy + FRAME_HISTORY - hist, f->hist_end - hist, hist);
     f->hist_end = f->hist_copy + FRAME_HISTORY;
