@@ -12,6 +12,7 @@
 #include "csdedup.h"
 #include "frame.h"
 #include "proto.h"
+#include "spoolread.h"
 #include "util.h"
 
 #define NETDEC_SLOTS 8          /* decoded frames in flight */
@@ -368,7 +369,7 @@ netdec_t *netdec_start(uint64_t base_offset, const proto_desc_t *desc, void (*no
     pthread_cond_init(&d->ready, NULL);
     frame_decoder_init(&d->frames, base_offset);
     csdedup_init(&d->dedup, desc);
-    d->reader.fd = -1;
+    d->reader.fd = d->reader.dfd = -1;
     frame_decode_into(&d->frames, take_slot);
     for (int i = 0; i < NETDEC_SLOTS; i++) d->buf[i] = xmalloc(FRAME_OUT_SIZE);
     d->notify = notify;

@@ -341,51 +341,6 @@ int spool_read_at(const spool_t *s, uint64_t at, void *p, size_t n)
     return 0;
 }
 
-int spool_reader_open(spool_reader_t *r, const spool_t *s)
-{
-    *r = (spool_reader_t){ .fd = fcntl(s->fd, F_DUPFD_CLOEXEC, 0) };
-    return r->fd < 0 ? errno : 0;
-}
-
-const uint8_t *spool_reader_get(spool_reader_t *r, uint64_t at, size_t n, uint64_t on_disk, int *err)
-{
-    if (at >= r->at && at + n <= r->at + r->n) return r->buf + (at - r->at);
-    if (at + n > on_disk) {
-        *err = EIO;     /* not written yet: the caller's mistake */
-        return NULL;
-    }
-    /* the window read is done with: its pages leave the page cache (they
-     * are on the disk, or go there now) */
-    if (r->n) (void)posix_fadvise(r->fd, (off_t)r->at, (off_t)r->n, POSIX_FADV_DONTNEED);
-    size_t len = SPOOL_READ_WINDOW > n ? SPOOL_READ_WINDOW : n;
-    if (len > on_disk - at) len = (size_t)(on_disk - at);
-    if (len > r->cap) {
-        free(r->buf);
-        r->buf = xmalloc(len);
-        r->cap = len;
-    }
-    r->at = at;
-    r->n = 0;
-    while (r->n < n) {
-        const ssize_t k = pread(r->fd, r->buf + r->n, len - r->n, (off_t)(at + r->n));
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) {
-            *err = k < 0 ? errno : EIO;
-            r->n = 0;
-            return NULL;
-        }
-        r->n += (size_t)k;
-    }
-    return r->buf;
-}
-
-void spool_reader_close(spool_reader_t *r)
-{
-    if (r->fd >= 0) close(r->fd);
-    free(r->buf);
-    *r = (spool_reader_t){ .fd = -1 };
-}
-
 void spool_stop_waiting(spool_t *s)
 {
     atomic_store(&s->stop_waiting, true);

@@ -12,7 +12,7 @@
  *
  * The spool also lets the capture keep pace with the wire: received bytes
  * that wait to be decoded are dropped from memory once in the file and
- * read back in their turn (spool_reader), so the client is never held back
+ * read back in their turn (spoolread.h), so the client is never held back
  * by the decoding. */
 #ifndef TC_SPOOL_H
 #define TC_SPOOL_H
@@ -103,30 +103,6 @@ const char *spool_strerror(int err);
  * staged bytes from memory, by the thread that writes it). Returns 0 or
  * an errno value. Any thread may call it. */
 int spool_read_at(const spool_t *s, uint64_t at, void *p, size_t n);
-/* Reading a spool back on another thread than its writer's, in windows
- * of a few MB, with a descriptor of its own. A window read is dropped from
- * the page cache as the next is read, so that reading back holds no more
- * of the machine's memory than the window (and the cache's pages are used
- * again for the next: on a VM, fresh ones cost much more). The window is
- * file bytes [at, at + n) in buf. */
-typedef struct {
-    int fd;
-    uint8_t *buf;
-    size_t cap;
-    uint64_t at;
-    size_t n;
-} spool_reader_t;
-
-#define SPOOL_READ_WINDOW (4u << 20)
-
-/* Open a reader of a readable spool (spool_t.readable). Returns 0 or an
- * errno value. */
-int spool_reader_open(spool_reader_t *r, const spool_t *s);
-/* The n bytes at offset `at`, all below `on_disk` (the writer's
- * spool_on_disk, passed on): from the window, or read with the window
- * moved there. NULL, with *err the errno, when they cannot be read. */
-const uint8_t *spool_reader_get(spool_reader_t *r, uint64_t at, size_t n, uint64_t on_disk, int *err);
-void spool_reader_close(spool_reader_t *r);
 /* Give up a spool that failed: it is removed at close, whatever `keep`
  * says; spool_empty gives a full disk its space back at once (a regular
  * file: truncated). Call when no thread writes or reads it any more. */

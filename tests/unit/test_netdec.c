@@ -18,7 +18,7 @@
 
 #include "netdec.h"
 #include "proto.h"
-#include "spool.h"
+#include "spoolread.h"
 #include "unit.h"
 
 #define FRAMES 64
@@ -467,30 +467,49 @@ START_TEST(a_spool_behind_goes_through_the_cache_and_back_to_the_disk)
 END_TEST
 
 /* The reader: any range below what is on the disk, across its windows
- * and back; none beyond. */
+ * and back; none beyond. _i 1: a direct spool, read around the page cache
+ * (unaligned ranges from aligned reads; the file's end inside a block). */
 START_TEST(the_reader_reads_windows_and_nothing_unwritten)
 {
     temp_spool_t ts;
     temp_spool_open(&ts);
-    const size_t total = 2 * SPOOL_READ_WINDOW + 999;
+    if (_i == 1) spool_direct(&ts.spool);
+    const size_t total = 3 * SPOOL_READ_WINDOW + 999;
     uint8_t *buf = malloc(total);
     fill_pattern(buf, 0, total);
     spool_write(&ts.spool, buf, total);
+    /* a direct spool's last, partial megabyte is held back */
+    const uint64_t end = spool_on_disk(&ts.spool);
+    ck_assert_uint_eq(end, ts.spool.stage ? total / SPOOL_STAGE * SPOOL_STAGE : total);
     spool_reader_t r;
     ck_assert_int_eq(spool_reader_open(&r, &ts.spool), 0);
+    /* (where the file system takes O_DIRECT, the reader does too) */
+    ck_assert_int_eq(r.dfd >= 0, ts.spool.stage != NULL);
     const struct { uint64_t at; size_t n; } reads[] = {
-        { 0, 10 }, { 5, 100000 }, { SPOOL_READ_WINDOW - 3, 7 }, { 1, 1 }, { total - 999, 999 },
-        { 12345, SPOOL_READ_WINDOW + 5 }, { 0, total },
+        { 0, 10 }, { 5, 100000 }, { SPOOL_READ_WINDOW - 3, 7 }, { 1, 1 }, { end - 999, 999 },
+        { 12345, SPOOL_READ_WINDOW + 5 }, { 4095, 4097 }, { end - 1, 1 }, { 0, end },
     };
     for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
         int err = 0;
-        const uint8_t *p = spool_reader_get(&r, reads[i].at, reads[i].n, total, &err);
+        const uint8_t *p = spool_reader_get(&r, reads[i].at, reads[i].n, end, &err);
         ck_assert_msg(p != NULL, "read %zu: %s", i, strerror(err));
         ck_assert(memcmp(p, buf + reads[i].at, reads[i].n) == 0);
     }
     int err = 0;
-    ck_assert_ptr_null(spool_reader_get(&r, total - 10, 20, total, &err));
+    ck_assert_ptr_null(spool_reader_get(&r, end - 10, 20, end, &err));
     ck_assert_int_eq(err, EIO);
+    /* in order, as the decoder reads: every window after the first read
+     * ahead (direct), but a last one of less than 1 MiB */
+    spool_reader_close(&r);
+    ck_assert_int_eq(spool_reader_open(&r, &ts.spool), 0);
+    for (uint64_t at = 0; at < end; at += 100000) {
+        const size_t n = end - at < 100000 ? (size_t)(end - at) : 100000;
+        const uint8_t *p = spool_reader_get(&r, at, n, end, &err);
+        ck_assert_msg(p != NULL, "offset %llu: %s", (unsigned long long)at, strerror(err));
+        ck_assert(memcmp(p, buf + at, n) == 0);
+    }
+    ck_assert_uint_eq(r.windows, 4);
+    if (r.dfd >= 0) ck_assert_uint_eq(r.ahead, 2);
     spool_reader_close(&r);
     free(buf);
     temp_spool_close(&ts);
@@ -504,7 +523,7 @@ Suite *netdec_suite(void)
     tcase_add_loop_test(tc, waiting_input_leaves_memory_once_spooled, 0, 2);
     tcase_add_test(tc, a_slow_stream_reaches_a_direct_spool_file_within_moments);
     tcase_add_test(tc, a_spool_behind_goes_through_the_cache_and_back_to_the_disk);
-    tcase_add_test(tc, the_reader_reads_windows_and_nothing_unwritten);
+    tcase_add_loop_test(tc, the_reader_reads_windows_and_nothing_unwritten, 0, 2);
     tcase_add_test(tc, without_a_spool_waiting_input_stays_in_memory);
     tcase_add_test(tc, an_unreadable_spool_keeps_input_in_memory);
     tcase_add_test(tc, a_failed_spool_is_emptied_once_nothing_waits_in_it);
