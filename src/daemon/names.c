@@ -57,11 +57,10 @@ const char *names_claim(names_t *n, const char *program, const char *address, ui
         int len = idx == 0
             ? snprintf(path, cap, "%s%s%s_%s_%u.tracy", n->dir, sep, name, address, (unsigned)port)
             : snprintf(path, cap, "%s%s%s_%s_%u_%u.tracy", n->dir, sep, name, address, (unsigned)port, idx);
-        if (on_disk(path)) continue;
-        /* Not on disk: the path is ours unless it was handed out before. */
-        const size_t before = n->given.n;
-        const uint32_t i = strtab_intern(&n->given, path, (size_t)len);
-        if (n->given.n > before) claimed = strtab_get(&n->given, i);
+        /* taken when handed out before (asked first: no system call) or
+         * on the disk */
+        if (strtab_find(&n->given, path, (size_t)len) != STRTAB_NONE || on_disk(path)) continue;
+        claimed = strtab_get(&n->given, strtab_intern(&n->given, path, (size_t)len));
     }
     free(path);
     return claimed;

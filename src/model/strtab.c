@@ -73,6 +73,20 @@ static void table_grow(strtab_t *t)
     free(old);
 }
 
+uint32_t strtab_find(const strtab_t *t, const void *p, size_t n)
+{
+    if (!t->tcap) return STRTAB_NONE;
+    const uint64_t h = hash_bytes(&t->key, p, n);
+    const uint64_t tag = h & 0xFFFFFFFF00000000ULL;
+    const size_t mask = t->tcap - 1;
+    for (size_t i = (size_t)h & mask; t->table[i]; i = (i + 1) & mask) {
+        if ((t->table[i] & 0xFFFFFFFF00000000ULL) != tag) continue;
+        uint32_t idx = entry_idx(t->table[i]);
+        if (t->len[idx] == n && memcmp(t->str[idx], p, n) == 0) return idx;
+    }
+    return STRTAB_NONE;
+}
+
 uint32_t strtab_intern(strtab_t *t, const void *p, size_t n)
 {
     if ((t->n + 1) * 2 > t->tcap) table_grow(t);

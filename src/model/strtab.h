@@ -37,6 +37,9 @@ static inline size_t strtab_memory(const strtab_t *t)
 }
 /* Index of the string with these bytes, adding it if new. */
 uint32_t strtab_intern(strtab_t *t, const void *p, size_t n);
+/* Index of the string with these bytes, or STRTAB_NONE. */
+#define STRTAB_NONE UINT32_MAX
+uint32_t strtab_find(const strtab_t *t, const void *p, size_t n);
 static inline const char *strtab_get(const strtab_t *t, uint32_t idx) { return t->str[idx]; }
 static inline uint32_t strtab_len(const strtab_t *t, uint32_t idx) { return t->len[idx]; }
 
