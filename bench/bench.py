@@ -112,10 +112,22 @@ def replay_sent_seconds(replay):
     return float(m.group(3))
 
 
-def watch_saving(p):
+def cpu_seconds(stat_path):
+    """User + system seconds of a /proc stat file (a process's: all its
+    threads, also those that ended; a task's: that thread), or None."""
+    try:
+        with open(stat_path) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def watch_saving(p, replay=None):
     """Note when a capture prints "Saving trace" ([time] once seen) in a
-    thread reading its stdout."""
-    saving = [None]
+    thread reading its stdout, and then the CPU time so far (Linux /proc):
+    [time, the capture's, its main thread's, the replayer's]."""
+    saving = [None, None, None, None]
 
     def watch():
         buf = b""
@@ -126,6 +138,10 @@ def watch_saving(p):
             buf = (buf + d)[-64:]
             if saving[0] is None and b"Saving trace" in buf:
                 saving[0] = time.monotonic()
+                saving[1] = cpu_seconds("/proc/%d/stat" % p.pid)
+                saving[2] = cpu_seconds("/proc/%d/task/%d/stat" % (p.pid, p.pid))
+                if replay:
+                    saving[3] = cpu_seconds("/proc/%d/stat" % replay.pid)
 
     w = threading.Thread(target=watch, daemon=True)
     w.start()
@@ -134,14 +150,15 @@ def watch_saving(p):
 
 def run_capture(binary, recording, out, upstream, protocol=82):
     """One replay into one capture: (client sent s, data-in s, save s, total s, CPU s (user + system, all
-    threads), peak RSS bytes, file bytes)."""
+    threads), peak RSS bytes, file bytes, then until "Saving trace": the capture's CPU s, its main
+    thread's, the replayer's)."""
     replay, port = start_replay(recording, protocol)
     args = [binary, "-o", out, "-f", "-p", port]
     if not upstream:
         args += ["--end-timeout", "5"]
     t0 = time.monotonic()
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    saving, w = watch_saving(p)
+    saving, w = watch_saving(p, replay)
     _, status, usage = os.wait4(p.pid, 0)
     t1 = time.monotonic()
     w.join(5)
@@ -150,7 +167,7 @@ def run_capture(binary, recording, out, upstream, protocol=82):
         raise RuntimeError("%s exited with status %d" % (binary, status))
     t_save = saving[0] if saving[0] else t1
     return (replay_sent_seconds(replay), t_save - t0, t1 - t_save, t1 - t0, usage.ru_utime + usage.ru_stime,
-            usage.ru_maxrss * 1024, os.path.getsize(out))
+            usage.ru_maxrss * 1024, os.path.getsize(out), saving[1], saving[2], saving[3])
 
 
 # --save-modes: name -> (row label, tracy-capture options, bench-limits codecs label)
@@ -175,6 +192,28 @@ def run_save(binary, recording, out, options):
     if status != 0 or saving[0] is None:
         raise RuntimeError("%s --recover %s exited with status %d" % (binary, " ".join(options), status))
     return t1 - saving[0], usage.ru_utime + usage.ru_stime, os.path.getsize(out)
+
+
+def print_in_phase(results, protocols):
+    """What the "in" phase cost per protocol (medians, until "Saving
+    trace"): the capture's CPU, its main thread's (the model; the one
+    thread everything else waits for), the replayer's on the same cores,
+    and the least "in" those allow here: the main thread's time, or all of
+    it over the cores, whichever is longer."""
+    cores = os.cpu_count()
+    floors = {}
+    for p in protocols:
+        k = "ours" if p == 82 else "ours p%d" % p
+        rs = [r for r in results[k] if None not in r[7:10]]
+        if not rs:
+            return          # no /proc here
+        cap, main, rep = (statistics.median(r[i] for r in rs) for i in (7, 8, 9))
+        floors[p] = max(main, (cap + rep) / cores)
+        print("  in-phase p%d: capture %.2f s CPU (main thread %.2f s), replayer %.2f s: on %d cores, "
+              "'in' >= %.2f s" % (p, cap, main, rep, cores, floors[p]))
+    for p in protocols:
+        if p != 82:
+            print("  p%d/p82:  the least 'in' %.2f" % (p, floors[p] / floors[82]))
 
 
 def print_save_modes(modes, ours, limits, recording, cache, name):
@@ -307,6 +346,8 @@ def main():
             if k in med:
                 print("  p%d/p82:  in %.2f, total %.2f (the target: at most 1.10)" % (
                     p, med[k][1] / med["ours"][1], med[k][3] / med["ours"][3]))
+        if len(protocols) > 1:
+            print_in_phase(results, protocols)
         replayer_cpu = statistics.median(REPLAYER_CPU)
         REPLAYER_CPU.clear()
         print("  limits:  wire %.2f s; the replayer itself used %.2f s CPU per run (median)"
