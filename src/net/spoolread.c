@@ -124,12 +124,14 @@ static void readahead_stop(spool_readahead_t *ra)
     free(ra);
 }
 
-/* Wait for the request in flight, if any: whether a result is there. */
-static bool readahead_wait(spool_readahead_t *ra)
+/* Wait for the request in flight, if any, and take its result: whether
+ * there was one (then the request is IDLE again, its buffer ours). */
+static bool readahead_collect(spool_readahead_t *ra)
 {
     pthread_mutex_lock(&ra->lock);
     while (ra->state == RA_WANTED) pthread_cond_wait(&ra->cond, &ra->lock);
     const bool done = ra->state == RA_DONE;
+    ra->state = RA_IDLE;
     pthread_mutex_unlock(&ra->lock);
     return done;
 }
@@ -144,7 +146,7 @@ static void readahead_next(spool_reader_t *r, uint64_t on_disk)
     if (!ra || on_disk < from + READ_AHEAD_MIN) return;
     uint64_t to = from + SPOOL_READ_WINDOW;
     if (to > on_disk) to = on_disk;
-    reserve(&ra->buf, &ra->cap, (size_t)(align_up(to) - from));   /* (IDLE: ours) */
+    reserve(&ra->buf, &ra->cap, (size_t)(align_up(to) - from));   /* (IDLE: the buffer is ours) */
     pthread_mutex_lock(&ra->lock);
     ra->at = from;
     ra->len = (size_t)(align_up(to) - from);
@@ -158,8 +160,7 @@ static void readahead_next(spool_reader_t *r, uint64_t on_disk)
 static bool take_readahead(spool_reader_t *r, uint64_t at, size_t n)
 {
     spool_readahead_t *ra = r->ra;
-    if (!ra || !readahead_wait(ra)) return false;
-    ra->state = RA_IDLE;        /* (the thread waits for the next request) */
+    if (!ra || !readahead_collect(ra)) return false;
     if (ra->err || at < ra->at || at + n > ra->at + ra->n) return false;
     uint8_t *b = r->buf;
     const size_t cap = r->cap;
