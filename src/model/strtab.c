@@ -73,24 +73,10 @@ static void table_grow(strtab_t *t)
     free(old);
 }
 
-uint32_t strtab_find(const strtab_t *t, const void *p, size_t n)
+/* The index of the string with these bytes (hash h), or STRTAB_NONE with
+ * *slot the empty slot where it would go. */
+static inline uint32_t probe(const strtab_t *t, const void *p, size_t n, uint64_t h, size_t *slot)
 {
-    if (!t->tcap) return STRTAB_NONE;
-    const uint64_t h = hash_bytes(&t->key, p, n);
-    const uint64_t tag = h & 0xFFFFFFFF00000000ULL;
-    const size_t mask = t->tcap - 1;
-    for (size_t i = (size_t)h & mask; t->table[i]; i = (i + 1) & mask) {
-        if ((t->table[i] & 0xFFFFFFFF00000000ULL) != tag) continue;
-        uint32_t idx = entry_idx(t->table[i]);
-        if (t->len[idx] == n && memcmp(t->str[idx], p, n) == 0) return idx;
-    }
-    return STRTAB_NONE;
-}
-
-uint32_t strtab_intern(strtab_t *t, const void *p, size_t n)
-{
-    if ((t->n + 1) * 2 > t->tcap) table_grow(t);
-    const uint64_t h = hash_bytes(&t->key, p, n);
     const uint64_t tag = h & 0xFFFFFFFF00000000ULL;
     const size_t mask = t->tcap - 1;
     size_t i = (size_t)h & mask;
@@ -99,6 +85,23 @@ uint32_t strtab_intern(strtab_t *t, const void *p, size_t n)
         uint32_t idx = entry_idx(t->table[i]);
         if (t->len[idx] == n && memcmp(t->str[idx], p, n) == 0) return idx;
     }
+    *slot = i;
+    return STRTAB_NONE;
+}
+
+uint32_t strtab_find(const strtab_t *t, const void *p, size_t n)
+{
+    size_t slot = 0;
+    return t->tcap ? probe(t, p, n, hash_bytes(&t->key, p, n), &slot) : STRTAB_NONE;
+}
+
+uint32_t strtab_intern(strtab_t *t, const void *p, size_t n)
+{
+    if ((t->n + 1) * 2 > t->tcap) table_grow(t);
+    const uint64_t h = hash_bytes(&t->key, p, n);
+    size_t i = 0;
+    const uint32_t found = probe(t, p, n, h, &i);
+    if (found != STRTAB_NONE) return found;
     if (t->n == t->cap) {
         size_t cap = t->cap;
         t->str = grow_array(t->str, sizeof *t->str, &cap, t->n + 1);

@@ -99,6 +99,17 @@ static int wait_writable(spool_t *s, int64_t since)
 
 #define DROP_WINDOW (8u << 20)
 
+int spool_reopen(const spool_t *s, int flags)
+{
+    const int fd = open(s->path, flags | O_CLOEXEC);
+    struct stat a, b;
+    if (fd >= 0 && (fstat(fd, &a) != 0 || fstat(s->fd, &b) != 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev)) {
+        close(fd);              /* the name is another file's by now */
+        return -1;
+    }
+    return fd;
+}
+
 /* The spool written around the page cache: a second descriptor of the
  * same file, opened O_DIRECT, and an aligned buffer for its writes. False
  * where the file system refuses (tmpfs, some FUSE ones). */
@@ -107,13 +118,7 @@ static bool open_direct(spool_t *s)
 #ifdef O_DIRECT
     void *stage;
     if (s->bytes % SPOOL_STAGE != 0 || posix_memalign(&stage, 4096, SPOOL_STAGE) != 0) return false;
-    s->dfd = open(s->path, O_WRONLY | O_DIRECT | O_CLOEXEC);
-    struct stat a, b;
-    if (s->dfd >= 0 && (fstat(s->dfd, &a) != 0 || fstat(s->fd, &b) != 0 || a.st_ino != b.st_ino ||
-                        a.st_dev != b.st_dev)) {
-        close(s->dfd);          /* the name is another file's by now */
-        s->dfd = -1;
-    }
+    s->dfd = spool_reopen(s, O_WRONLY | O_DIRECT);
     if (s->dfd < 0) {
         free(stage);
         return false;

@@ -103,6 +103,10 @@ const char *spool_strerror(int err);
  * staged bytes from memory, by the thread that writes it). Returns 0 or
  * an errno value. Any thread may call it. */
 int spool_read_at(const spool_t *s, uint64_t at, void *p, size_t n);
+/* A descriptor of the spool's file opened anew by its name with these
+ * flags (O_DIRECT ones: the writer's and spoolread.c's), or -1, also when
+ * the name is another file's by now. */
+int spool_reopen(const spool_t *s, int flags);
 /* Give up a spool that failed: it is removed at close, whatever `keep`
  * says; spool_empty gives a full disk its space back at once (a regular
  * file: truncated). Call when no thread writes or reads it any more. */

@@ -6,7 +6,6 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -174,18 +173,11 @@ static bool take_readahead(spool_reader_t *r, uint64_t at, size_t n)
 }
 
 /* A descriptor of the spool's file that reads around the page cache, or
- * -1 (no direct spool, or the name is another file's by now). */
+ * -1 (no direct spool). */
 static int open_direct_reader(const spool_t *s)
 {
 #ifdef O_DIRECT
-    if (s->dfd < 0) return -1;
-    const int fd = open(s->path, O_RDONLY | O_DIRECT | O_CLOEXEC);
-    struct stat a, b;
-    if (fd >= 0 && (fstat(fd, &a) != 0 || fstat(s->fd, &b) != 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev)) {
-        close(fd);
-        return -1;
-    }
-    return fd;
+    return s->dfd >= 0 ? spool_reopen(s, O_RDONLY | O_DIRECT) : -1;
 #else
     (void)s;
     return -1;
