@@ -111,7 +111,7 @@ static void start_save(client_t *cl)
     daemon_t *d = cl->d;
     const file_format_t *format = d->opts->format ? d->opts->format
                                                   : file_format_by_name(cl->cap.session.desc->file_format);
-    cl->save = (save_opts_t){ .this_thread = true, .format = format };
+    cl->save = (save_opts_t){ .this_thread = true, .spare = pool_spare(&d->pool), .format = format };
     file_opts_apply(&d->opts->file, format, &cl->save);
     cl->state = CL_SAVING;
     cl->save_job.work = on_save_work;

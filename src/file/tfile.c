@@ -113,6 +113,8 @@ static int pick_stream(const tfile_t *t, const tfile_worker_t *w)
     return oldest;
 }
 
+#define WORKER_STACK (1u << 20)
+
 /* Worker thread: compress chunks of whichever stream is ready, as they
  * come (each stream's in order: a zstd stream is sequential). */
 static void *worker_main(void *arg)
@@ -154,8 +156,6 @@ int tfile_workers_for(int streams)
     if (cpus < 1) cpus = 1;
     return streams < cpus ? streams : (int)cpus;
 }
-
-#define WORKER_STACK (1u << 20)
 
 /* The container's first bytes: 'tr' 0xFD 'P', the compression type (1
  * zstd, 0 LZ4) and the stream count; or the legacy magic alone, 'tZst' or
@@ -245,6 +245,7 @@ int tfile_open_with(tfile_t *t, FILE *fp, const tfile_params_t *p)
      * has no descriptor, and needs its buffer.) */
     if (fileno(fp) >= 0) setvbuf(fp, NULL, _IONBF, 0);
     t->sync = streams == 0 || workers == 0;
+    t->spare = t->sync && streams != 0 ? p->spare : NULL;
     t->streams = streams < 1 ? 1 : streams > TFILE_MAX_STREAMS ? TFILE_MAX_STREAMS : streams;
     t->workers = t->sync ? 0 : workers < 1 ? 1 : workers > t->streams ? t->streams : workers;
     t->outcap = block_bound(t->codec);
@@ -410,16 +411,73 @@ static void write_ready(tfile_t *t, uint64_t wait_for)
  * then evicts. Run by run, four streams on one thread cost no more than
  * one: each context is used for TFILE_SLOTS / streams chunks in a row.
  * The blocks are the same as compressed chunk by chunk. */
-static void compress_waiting(tfile_t *t)
+static void compress_streams(tfile_t *t, int from, int to, uint64_t lo, uint64_t hi)
 {
     const uint64_t n = (uint64_t)t->streams;
-    for (uint64_t s = 0; s < n; s++) {
-        for (uint64_t k = t->written + (s + n - t->written % n) % n; k < t->produced; k += n) {
-            tfile_slot_t *sl = &t->slot[k % TFILE_SLOTS];
-            compress_chunk(t, k, sl);
-            sl->ready = true;
-        }
+    for (uint64_t s = (uint64_t)from; s < (uint64_t)to; s++) {
+        for (uint64_t k = lo + (s + n - lo % n) % n; k < hi; k += n) compress_chunk(t, k, &t->slot[k % TFILE_SLOTS]);
     }
+}
+
+/* The helper: the upper half of the streams of each round it is asked
+ * into, until the file closes. */
+static void *helper_main(void *arg)
+{
+    tfile_t *t = arg;
+    pthread_setname_np(pthread_self(), "tc-zstd-help");
+    pthread_mutex_lock(&t->lock);
+    for (;;) {
+        while (!t->help_asked && !t->closing) pthread_cond_wait(&t->work, &t->lock);
+        if (!t->help_asked) break;
+        const int from = t->help_from;
+        const uint64_t lo = t->help_lo, hi = t->help_hi;
+        pthread_mutex_unlock(&t->lock);
+        compress_streams(t, from, t->streams, lo, hi);
+        pthread_mutex_lock(&t->lock);
+        t->help_asked = false;
+        pthread_cond_signal(&t->done);
+    }
+    pthread_mutex_unlock(&t->lock);
+    return NULL;
+}
+
+/* Whether a helper may take part in this round: the caller's pool has a
+ * thread with nothing to do, and the helper runs (started the first time
+ * it is wanted). */
+static bool helper_wanted(tfile_t *t)
+{
+    if (t->streams < 2 || !t->spare || atomic_load_explicit(t->spare, memory_order_relaxed) <= 0) return false;
+    if (t->helper_state == 0) {
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, WORKER_STACK);
+        t->helper_state = pthread_create(&t->helper, &attr, helper_main, t) == 0 ? 1 : -1;
+        pthread_attr_destroy(&attr);
+    }
+    return t->helper_state == 1;
+}
+
+/* Compress every chunk waiting in the slots (sync mode, with the lock;
+ * the caller's thread alone touches the slots meanwhile, so the lock is
+ * let go while compressing). */
+static void compress_waiting(tfile_t *t)
+{
+    const uint64_t lo = t->written, hi = t->produced;
+    int split = t->streams;
+    if (helper_wanted(t)) {
+        split = t->streams / 2;
+        t->help_from = split;
+        t->help_lo = lo;
+        t->help_hi = hi;
+        t->help_asked = true;
+        t->rounds_helped++;
+        pthread_cond_signal(&t->work);
+    }
+    pthread_mutex_unlock(&t->lock);
+    compress_streams(t, 0, split, lo, hi);
+    pthread_mutex_lock(&t->lock);
+    while (t->help_asked) pthread_cond_wait(&t->done, &t->lock);
+    for (uint64_t k = lo; k < hi; k++) t->slot[k % TFILE_SLOTS].ready = true;
 }
 
 /* A slot's buffers, taken when it is first used, so that a small file
@@ -497,6 +555,7 @@ int tfile_close(tfile_t *t)
     for (int i = 0; i < t->workers; i++) {
         if (t->w[i].started) pthread_join(t->w[i].thread, NULL);
     }
+    if (t->helper_state == 1) pthread_join(t->helper, NULL);
     for (int i = 0; i < t->streams; i++) {
         free_context(t->codec, t->s[i].cx);
         free(t->s[i].dict);

@@ -20,6 +20,7 @@
 #define TC_TFILE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,6 +60,7 @@ typedef struct {
     int workers;                /* compression threads; 0: the caller's thread */
     bool legacy;                /* the 0.10 container: one stream, no type or count byte */
     bool direct;                /* a regular file: its whole batches written around the page cache */
+    const atomic_int *spare;    /* workers 0: the caller's pool's idle threads (pool_spare), or NULL */
 } tfile_params_t;
 
 /* A stream's compressor: its context and, for LZ4, the previous block it
@@ -82,6 +84,13 @@ struct tfile {
     int streams, workers;
     tfile_codec_t codec;
     bool sync;                  /* compress on the caller's thread (streams 0) */
+    const atomic_int *spare;    /* sync: a helper takes half a round while this is > 0 */
+    pthread_t helper;
+    int helper_state;           /* 0: not started, 1: running, -1: could not start */
+    bool help_asked;            /* the helper has streams help_from.. of chunks [help_lo, help_hi) */
+    int help_from;
+    uint64_t help_lo, help_hi;
+    uint64_t rounds_helped;     /* rounds the helper took part in (tests) */
     tfile_stream_t *s;          /* `streams` of them */
     tfile_worker_t *w;          /* `workers` of them */
     pthread_cond_t work;        /* a chunk to compress, or closing */

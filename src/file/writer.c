@@ -921,10 +921,11 @@ static int write_container(const model_t *m, const file_format_t *fmt, FILE *fp,
     const int one = streams < 1 ? 1 : streams;
     /* The daemon's saves (this_thread) share the cores with other
      * clients' decoding, and a save that waits for its disk leaves its
-     * core to them: they write around the page cache. */
+     * core to them: they write around the page cache, and take a second
+     * thread only while the pool has one idle. */
     const tfile_params_t p = { .codec = s->codec, .level = s->level, .streams = streams, .legacy = fmt->legacy,
                                .workers = s->this_thread ? 0 : tfile_workers_for(fmt->legacy ? 1 : one),
-                               .direct = s->this_thread };
+                               .direct = s->this_thread, .spare = s->spare };
     if (tfile_open_with(tf, fp, &p) < 0) {
         tf->err = errno;
         tf->err_what = "opening the file";

@@ -22,6 +22,7 @@ typedef struct {
     unsigned strip;                     /* STRIP_*: what is left out (strip.h) */
     bool this_thread;                   /* compress the streams on the calling thread (a pool's), */
                                         /* and write around the page cache (tfile's direct) */
+    const atomic_int *spare;            /* this_thread: that pool's idle threads (tfile's spare) */
     const file_format_t *format;        /* NULL: file_format_default(); a legacy one has one stream */
     bool replace;                       /* -f: a file already at the path is replaced */
     char *volatile *tmp_path;           /* set to the temporary file while it exists */

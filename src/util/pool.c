@@ -24,12 +24,24 @@ static bool workers_may_leave(const pool_t *p)
     return p->stop && p->pending == 0;
 }
 
+/* Publish how many workers wait with nothing queued (under the lock). */
+static void publish_spare(pool_t *p)
+{
+    atomic_store_explicit(&p->spare, p->todo ? 0 : p->waiting, memory_order_relaxed);
+}
+
 /* The next job to run, or NULL when the worker is to leave (under the lock). */
 static pool_job_t *next_job(pool_t *p)
 {
-    while (!p->todo && !workers_may_leave(p)) pthread_cond_wait(&p->wake, &p->lock);
+    while (!p->todo && !workers_may_leave(p)) {
+        p->waiting++;
+        publish_spare(p);
+        pthread_cond_wait(&p->wake, &p->lock);
+        p->waiting--;
+    }
     pool_job_t *job = p->todo;
     if (job && !(p->todo = job->next)) p->todo_tail = &p->todo;
+    publish_spare(p);
     return job;
 }
 
@@ -176,6 +188,7 @@ void pool_submit(pool_t *p, pool_job_t *job)
     pthread_mutex_lock(&p->lock);
     const bool was_idle = p->pending++ == 0;
     queue_push(&p->todo_tail, job);
+    publish_spare(p);
     pthread_cond_signal(&p->wake);
     pthread_mutex_unlock(&p->lock);
     if (was_idle) uv_ref((uv_handle_t *)&p->finished);

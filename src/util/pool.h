@@ -19,6 +19,7 @@
 #define TC_POOL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -60,6 +61,8 @@ struct pool {
     pool_job_t *todo, **todo_tail;   /* submitted, not yet started */
     pool_job_t *done, **done_tail;   /* finished, done() not yet run */
     size_t pending;             /* submitted, done() not yet run */
+    int waiting;                /* workers waiting for a job */
+    atomic_int spare;           /* waiting, or 0 while jobs are queued (pool_spare) */
     bool stop;                  /* closing: workers leave once nothing is pending */
     bool closing, closed;       /* loop thread only */
     pool_closed_fn on_closed;
@@ -81,6 +84,10 @@ int pool_init_spawning(pool_t *p, uv_loop_t *loop, int threads, pool_spawn_fn sp
 
 /* Threads running, at least 1. */
 static inline int pool_threads(const pool_t *p) { return p->nthreads; }
+/* How many of the pool's threads have nothing to do now: a job's work()
+ * may read it to take more threads of its own while they would idle
+ * (a daemon's save, tfile.h). */
+static inline const atomic_int *pool_spare(const pool_t *p) { return &p->spare; }
 /* Why the pool has fewer threads than asked (pthread_create's errno), or 0. */
 static inline int pool_start_error(const pool_t *p) { return p->start_error; }
 

@@ -5,7 +5,8 @@
  * once; closing runs the jobs still queued (and those their done()
  * callbacks submit) before its callback; an idle pool does not keep the
  * loop running; a pool whose threads do not all start runs with fewer,
- * and one that starts none fails, leaving nothing behind. */
+ * and one that starts none fails, leaving nothing behind; pool_spare
+ * counts the idle threads, none while a job waits for one. */
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
@@ -394,6 +395,67 @@ START_TEST(thread_counts_default_to_the_cores_and_are_capped)
 }
 END_TEST
 
+/* ---- spare threads ------------------------------------------------------------------- */
+
+typedef struct {
+    pool_job_t job;
+    atomic_bool *release;
+    atomic_int started;
+} blocker_t;
+
+static void blocker_work(pool_job_t *job)
+{
+    blocker_t *b = CONTAINER(job, blocker_t, job);
+    atomic_store(&b->started, 1);
+    while (!atomic_load(b->release)) usleep(1000);
+}
+
+static void blocker_done(pool_job_t *job)
+{
+    (void)job;
+}
+
+/* pool_spare becomes v within two seconds */
+static bool spare_becomes(const pool_t *p, int v)
+{
+    for (int i = 0; i < 2000 && atomic_load(pool_spare(p)) != v; i++) usleep(1000);
+    return atomic_load(pool_spare(p)) == v;
+}
+
+/* pool_spare counts the threads with nothing to do, and is 0 while a job
+ * waits for a thread. */
+START_TEST(spare_counts_the_idle_threads)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    pool_t pool;
+    ck_assert_int_eq(pool_init(&pool, &loop, 3), 0);
+    ck_assert(spare_becomes(&pool, 3));
+    atomic_bool release = false;
+    blocker_t b[4];
+    for (int i = 0; i < 4; i++) {
+        b[i] = (blocker_t){ .job = { .work = blocker_work, .done = blocker_done }, .release = &release };
+        atomic_init(&b[i].started, 0);
+    }
+    pool_submit(&pool, &b[0].job);
+    ck_assert(spare_becomes(&pool, 2));
+    pool_submit(&pool, &b[1].job);
+    pool_submit(&pool, &b[2].job);
+    ck_assert(spare_becomes(&pool, 0));
+    pool_submit(&pool, &b[3].job);          /* queued: no thread is free */
+    usleep(20000);
+    ck_assert_int_eq(atomic_load(pool_spare(&pool)), 0);
+    ck_assert_int_eq(atomic_load(&b[3].started), 0);
+    atomic_store(&release, true);
+    uv_run(&loop, UV_RUN_DEFAULT);          /* until every done() ran */
+    ck_assert_int_eq(atomic_load(&b[3].started), 1);
+    ck_assert(spare_becomes(&pool, 3));
+    pool_close(&pool, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
 Suite *pool_suite(void)
 {
     Suite *s = suite_create("worker pool");
@@ -406,6 +468,7 @@ Suite *pool_suite(void)
     tcase_add_test(tc, a_pool_runs_with_the_threads_that_started);
     tcase_add_test(tc, a_pool_that_starts_no_thread_fails_and_leaves_nothing);
     tcase_add_test(tc, thread_counts_default_to_the_cores_and_are_capped);
+    tcase_add_test(tc, spare_counts_the_idle_threads);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -53,12 +53,15 @@ static uint8_t *read_back(const uint8_t *file, size_t len, size_t *out_len, int 
     return read_blocks(file, len, 6, *streams, out_len);
 }
 
-/* Four streams on `workers` compression threads, in odd-sized writes. */
-static char *write_four_streams(const uint8_t *payload, size_t n, int workers, size_t *blen, tfile_t *t)
+/* Four streams on `workers` compression threads (0: the caller's, with
+ * a helper while *spare > 0), in odd-sized writes. */
+static char *write_four_streams_sparing(const uint8_t *payload, size_t n, int workers, const atomic_int *spare,
+                                        size_t *blen, tfile_t *t)
 {
     char *buf = NULL;
     FILE *fp = open_memstream(&buf, blen);
-    ck_assert_int_eq(tfile_open(t, fp, 3, 4, workers), 0);
+    const tfile_params_t p = { .codec = TFILE_ZSTD, .level = 3, .streams = 4, .workers = workers, .spare = spare };
+    ck_assert_int_eq(tfile_open_with(t, fp, &p), 0);
     ck_assert_int_eq(t->workers, workers);
     /* odd-sized writes across chunk boundaries */
     for (size_t off = 0; off < n;) {
@@ -70,6 +73,11 @@ static char *write_four_streams(const uint8_t *payload, size_t n, int workers, s
     ck_assert_int_eq(tfile_close(t), 0);
     fclose(fp);
     return buf;
+}
+
+static char *write_four_streams(const uint8_t *payload, size_t n, int workers, size_t *blen, tfile_t *t)
+{
+    return write_four_streams_sparing(payload, n, workers, NULL, blen, t);
 }
 
 START_TEST(payload_round_trips_through_four_streams)
@@ -105,8 +113,9 @@ END_TEST
 
 /* The file is a property of the stream count alone: 1, 2 or 3 threads
  * compressing the four streams, or the caller's thread alone (the
- * daemon's saves, on its pool, a stream at a time over the slots), write
- * the same bytes as four, through more than two rounds of the slots. */
+ * daemon's saves, on its pool, a stream at a time over the slots), with
+ * or without the helper a spare pool thread allows, write the same bytes
+ * as four, through more than two rounds of the slots. */
 START_TEST(file_does_not_depend_on_the_compression_threads)
 {
     const size_t n = (2 * TFILE_SLOTS + 13) * (size_t)65536 + 7;
@@ -121,6 +130,18 @@ START_TEST(file_does_not_depend_on_the_compression_threads)
         ck_assert_uint_eq(len, ref_len);
         ck_assert(memcmp(buf, ref, len) == 0);
         free(buf);
+    }
+    /* the helper takes each round while the pool has a thread to spare,
+     * and none while it has not */
+    atomic_int spare = 1;
+    for (int round = 0; round < 2; round++) {
+        size_t len = 0;
+        char *buf = write_four_streams_sparing(payload, n, 0, &spare, &len, &t);
+        ck_assert_uint_eq(t.rounds_helped, spare ? 3 : 0);   /* two full rounds and the last */
+        ck_assert_uint_eq(len, ref_len);
+        ck_assert(memcmp(buf, ref, len) == 0);
+        free(buf);
+        spare = 0;
     }
     free(ref);
     free(payload);
