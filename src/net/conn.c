@@ -302,6 +302,10 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     capture_t *c = h->data;
     (void)suggested;
+    if (c->decoding && c->jobs) {   /* straight into the jobs' queue */
+        *buf = uv_buf_init((char *)jobdec_space(c->jobs, c->rxcap), (unsigned)c->rxcap);
+        return;
+    }
     if (!c->rxbuf) c->rxbuf = xmalloc(c->rxcap);   /* the last one went to the decoder */
     *buf = uv_buf_init((char *)c->rxbuf, (unsigned)c->rxcap);
 }
@@ -525,9 +529,12 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     if (nread == 0) return;
     c->t_last_rx = uv_hrtime();
     c->rx_bytes += (uint64_t)nread;
-    const uint8_t *p = c->rxbuf;
+    const uint8_t *p = (const uint8_t *)buf->base;
     size_t n = (size_t)nread;
-    if (!c->decoding) {
+    if (c->jobs && p != c->rxbuf) {
+        jobdec_commit(c->jobs, n);      /* read into the queue (on_alloc) */
+        n = 0;
+    } else if (!c->decoding) {
         const size_t used = session_feed_handshake(&c->session, p, n);
         if (!c->hooks) spool_handshake(c, p, used);
         p += used;

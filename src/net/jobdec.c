@@ -62,6 +62,18 @@ void jobdec_push(jobdec_t *d, const uint8_t *p, size_t n)
     if (!d->running) submit(d);
 }
 
+uint8_t *jobdec_space(jobdec_t *d, size_t want)
+{
+    bytes_reserve(&d->queued, want);
+    return d->queued.p + d->queued.n;
+}
+
+void jobdec_commit(jobdec_t *d, size_t n)
+{
+    d->queued.n += n;
+    if (!d->running) submit(d);
+}
+
 size_t jobdec_drop(jobdec_t *d)
 {
     d->spool_only = true;

@@ -43,6 +43,11 @@ struct jobdec {
 void jobdec_init(jobdec_t *d, pool_t *pool, session_t *s, spool_t *spool, jobdec_after_fn after, void *ctx);
 /* Queue received bytes (copied); a job starts if none runs. */
 void jobdec_push(jobdec_t *d, const uint8_t *p, size_t n);
+/* Room for `want` bytes at the queue's end, to read into without a copy
+ * (valid until the next call on d)... */
+uint8_t *jobdec_space(jobdec_t *d, size_t want);
+/* ...and the n bytes read there queued, as jobdec_push does. */
+void jobdec_commit(jobdec_t *d, size_t n);
 /* Start a job on what was queued meanwhile, if anything was; returns
  * whether a job runs. */
 bool jobdec_continue(jobdec_t *d);
