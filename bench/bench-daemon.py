@@ -46,8 +46,20 @@ def free_udp_port():
     return port
 
 
+def cpu_times():
+    """The machine's busy and idle time so far (s, all cores; iowait is idle)."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:9]]
+    hz = os.sysconf("SC_CLK_TCK")
+    idle = v[3] + v[4]
+    return (sum(v) - idle) / hz, idle / hz
+
+
 def run_daemon(binary, ours, recording, clients, workdir):
-    """One run: (wall s, CPU s, peak RSS bytes, [file bytes], status)."""
+    """One run: (wall s, CPU s, peak RSS bytes, [file bytes], status,
+    others' CPU s, idle core-s): the last two from the first replay to the
+    last trace saved, the CPU of everything but the daemon (the replays,
+    their announcers, the kernel's threads) and the cores' idle time."""
     out = os.path.join(workdir, "out")
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
@@ -80,6 +92,7 @@ def run_daemon(binary, ours, recording, clients, workdir):
     r.start()
     time.sleep(0.3)                 # the daemon listens
     t0 = time.monotonic()
+    busy0, idle0 = cpu_times()
     helpers = []
     try:
         for _ in range(clients):
@@ -90,6 +103,7 @@ def run_daemon(binary, ours, recording, clients, workdir):
         while len(saved) < clients and not ended:
             time.sleep(0.05)
         t_last = saved[-1] if len(saved) >= clients else time.monotonic()
+        busy1, idle1 = cpu_times()
         if not ours and not ended:
             d.send_signal(2)
         r.join()
@@ -100,7 +114,8 @@ def run_daemon(binary, ours, recording, clients, workdir):
             h.wait()
     w.join(5)
     sizes = sorted(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out) if f.endswith(".tracy"))
-    return (t_last - t0, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, sizes, status)
+    cpu = usage.ru_utime + usage.ru_stime
+    return (t_last - t0, cpu, usage.ru_maxrss * 1024, sizes, status, busy1 - busy0 - cpu, idle1 - idle0)
 
 
 def main():
@@ -130,7 +145,7 @@ def main():
             if not os.path.exists(recording):
                 bench.generate(args, name, recording)
             print("\n== %s x %d: %.1f MB on the wire each" % (name, args.clients, os.path.getsize(recording) / 1e6))
-            print("  %-9s %8s %8s %9s  %s" % ("daemon", "wall s", "CPU s", "RSS MB", "files MB"))
+            print("  %-9s %8s %8s %9s %8s %7s  %s" % ("daemon", "wall s", "CPU s", "RSS MB", "others", "idle", "files MB"))
             med = {}
             tools = [(t, b) for t, b in (("ours", ours), ("upstream", upstream)) if b]
             # the tools take turns, run by run, so that a machine whose
@@ -143,19 +158,25 @@ def main():
                 runs = all_runs[tool]
                 walls = " ".join("%.2f" % r[0] for r in runs)
                 runs.sort(key=lambda x: x[0])
-                wall, cpu, rss, sizes, status = runs[len(runs) // 2]
-                med[tool] = (wall, cpu, rss)
+                wall, cpu, rss, sizes, status, others, idle = runs[len(runs) // 2]
+                med[tool] = (wall, cpu, rss, others, idle)
                 note = "" if len(sizes) == args.clients else "  (%d files!)" % len(sizes)
                 if tool == "ours" and status != 0:
                     note += "  (exit status %d)" % (status >> 8)
-                print("  %-9s %8.2f %8.2f %9.0f  %s%s" % (tool, wall, cpu, rss / 2**20,
-                                                          " ".join("%.1f" % (s / 1e6) for s in sizes), note))
+                print("  %-9s %8.2f %8.2f %9.0f %8.2f %7.2f  %s%s" % (tool, wall, cpu, rss / 2**20, others, idle,
+                                                                    " ".join("%.1f" % (s / 1e6) for s in sizes), note))
                 if args.runs > 1:
                     print("  %-9s (wall of each run, in order: %s)" % ("", walls))
             if "upstream" in med:
                 o, u = med["ours"], med["upstream"]
                 print("  %-9s %8.2f %8.2f %9.2f   (the target: wall and RSS at most 0.5)" % (
                     "ratio", o[0] / u[0], o[1] / u[1], o[2] / u[2]))
+                # with every core busy, wall = (daemon + others + idle) / cores:
+                # the daemon CPU at which ours would take half of upstream's wall
+                cores = os.cpu_count() or 1
+                need = 0.5 * u[0] * cores - o[3] - o[4]
+                print("  %-9s ours would need %.2f s of CPU (now %.2f) for half of upstream's wall, "
+                      "with its others and idle time unchanged" % ("bound", need, o[1]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -56,7 +56,10 @@ static void name_client(client_t *cl)
 static void open_spool(client_t *cl)
 {
     const int err = spool_open(&cl->cap.spool, cl->spool_path, false);
-    if (!err) spool_drop_behind(&cl->cap.spool);
+    if (!err) {
+        spool_drop_behind(&cl->cap.spool);
+        spool_write_behind(&cl->cap.spool, cl->d->spool_io);   /* the jobs do not wait for the disk */
+    }
     if (err) {
         cl->cap.spool.fd = -1;
         label_client(cl);
@@ -71,6 +74,7 @@ static void close_spool(client_t *cl, bool saved)
 {
     spool_t *s = &cl->cap.spool;
     if (s->fd < 0) return;
+    spool_settle(s);            /* its last megabyte's outcome is part of it */
     const bool began = cl->cap.session.welcomed && cl->cap.outcome != OUT_CANNOT_RUN;
     const bool keep = (began && (!saved || cl->cap.input_dropped)) && !s->abandoned && s->regular && !s->err;
     if (keep)
@@ -445,6 +449,7 @@ static int set_up(daemon_t *d)
         return EXIT_CANNOT_RUN;
     }
     d->pool_ready = true;
+    d->spool_io = spool_io_start();
     if (pool_start_error(&d->pool))
         diag_warn("only %d decoding thread%s could start: %s", pool_threads(&d->pool),
                   pool_threads(&d->pool) == 1 ? "" : "s", strerror(pool_start_error(&d->pool)));
@@ -479,6 +484,8 @@ static int worst_status(const daemon_t *d)
 
 static void free_daemon(daemon_t *d)
 {
+    for (size_t i = 0; i < d->clients.n; i++) spool_settle(&d->clients.v[i]->cap.spool);
+    spool_io_stop(d->spool_io);
     for (size_t i = 0; i < d->clients.n; i++) free(d->clients.v[i]);
     free(d->clients.v);
     free(d->passed.v);

@@ -56,6 +56,7 @@ typedef struct daemon {
     bool loop_ready;
     pool_t pool;
     bool pool_ready;
+    struct spool_io *spool_io;  /* writes the spools' full megabytes (NULL: their jobs do) */
     listener_t listener;
     bool listening;
     uv_signal_t signals[3];

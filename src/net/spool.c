@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -137,6 +139,8 @@ static void close_direct(spool_t *s)
     s->dfd = -1;
     free(s->stage);
     s->stage = NULL;
+    free(s->spare);
+    s->spare = NULL;
 }
 
 void spool_direct(spool_t *s)
@@ -179,9 +183,13 @@ static size_t fall_back(spool_t *s, uint64_t at, const uint8_t *p, size_t n)
     return went;
 }
 
-/* The staged megabyte, written around the page cache. */
+static bool hand_over(spool_t *s);
+
+/* The staged megabyte, written around the page cache (by the io thread,
+ * for a write-behind spool). */
 static void write_stage(spool_t *s)
 {
+    if (s->io && hand_over(s)) return;
     for (size_t done = 0; done < SPOOL_STAGE;) {
         const ssize_t k = pwrite(s->dfd, s->stage + done, SPOOL_STAGE - done, (off_t)(s->direct_at + done));
         if (k < 0 && errno == EINTR) continue;
@@ -230,6 +238,139 @@ static void flush_tail(spool_t *s)
     }
 }
 
+/* ---- write-behind: full megabytes written by a thread of their own ---------------------- */
+
+struct spool_io {
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t work, done;
+    spool_req_t *head, **tail;
+    bool stop;
+};
+
+static void *io_main(void *arg)
+{
+    struct spool_io *io = arg;
+    pthread_setname_np(pthread_self(), "tc-spool");
+    pthread_mutex_lock(&io->lock);
+    for (;;) {
+        while (!io->head && !io->stop) pthread_cond_wait(&io->work, &io->lock);
+        spool_req_t *r = io->head;
+        if (!r) break;
+        if (!(io->head = r->next)) io->tail = &io->head;
+        pthread_mutex_unlock(&io->lock);
+        size_t done = 0;
+        while (done < SPOOL_STAGE) {
+            const ssize_t k = pwrite(r->dfd, r->buf + done, SPOOL_STAGE - done, (off_t)(r->at + done));
+            if (k < 0 && errno == EINTR) continue;
+            if (k > 0) done += (size_t)k;
+            if (k <= 0 || done % 4096 != 0) break;   /* the rest: the writer's, through the page cache */
+        }
+        pthread_mutex_lock(&io->lock);
+        r->done = done;
+        r->busy = false;
+        pthread_cond_broadcast(&io->done);
+    }
+    pthread_mutex_unlock(&io->lock);
+    return NULL;
+}
+
+struct spool_io *spool_io_start(void)
+{
+    struct spool_io *io = xcalloc(1, sizeof *io);
+    io->tail = &io->head;
+    pthread_mutex_init(&io->lock, NULL);
+    pthread_cond_init(&io->work, NULL);
+    pthread_cond_init(&io->done, NULL);
+    /* signals stay the loop thread's; a small stack is plenty */
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 256u << 10);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    const int err = pthread_create(&io->thread, &attr, io_main, io);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    if (err) {
+        pthread_cond_destroy(&io->done);
+        pthread_cond_destroy(&io->work);
+        pthread_mutex_destroy(&io->lock);
+        free(io);
+        return NULL;
+    }
+    return io;
+}
+
+void spool_io_stop(struct spool_io *io)
+{
+    if (!io) return;
+    pthread_mutex_lock(&io->lock);
+    io->stop = true;
+    pthread_cond_signal(&io->work);
+    pthread_mutex_unlock(&io->lock);
+    pthread_join(io->thread, NULL);
+    pthread_cond_destroy(&io->done);
+    pthread_cond_destroy(&io->work);
+    pthread_mutex_destroy(&io->lock);
+    free(io);
+}
+
+void spool_write_behind(spool_t *s, struct spool_io *io)
+{
+    if (s->stage) s->io = io;
+}
+
+/* The full stage to the io thread, the spare one to fill; false (the
+ * caller writes the stage itself) when no spare can be had. */
+static bool hand_over(spool_t *s)
+{
+    spool_settle(s);
+    if (!s->stage) return true;         /* it fell back to the page cache, this stage too */
+    if (!s->spare && posix_memalign((void **)&s->spare, 4096, SPOOL_STAGE) != 0) {
+        s->spare = NULL;
+        return false;
+    }
+    struct spool_io *io = s->io;
+    s->req = (spool_req_t){ .dfd = s->dfd, .buf = s->stage, .at = s->direct_at, .busy = true };
+    pthread_mutex_lock(&io->lock);
+    *io->tail = &s->req;
+    io->tail = &s->req.next;
+    pthread_cond_signal(&io->work);
+    pthread_mutex_unlock(&io->lock);
+    s->stage = s->spare;
+    s->spare = NULL;
+    s->direct_at += SPOOL_STAGE;
+    s->staged = 0;
+    s->tail_flushed = 0;
+    return true;
+}
+
+void spool_settle(spool_t *s)
+{
+    if (!s->req.buf) return;
+    pthread_mutex_lock(&s->io->lock);
+    while (s->req.busy) pthread_cond_wait(&s->io->done, &s->io->lock);
+    pthread_mutex_unlock(&s->io->lock);
+    uint8_t *buf = s->req.buf;
+    s->req.buf = NULL;
+    if (s->req.done == SPOOL_STAGE) {
+        if (s->spare) free(buf);
+        else s->spare = buf;
+        return;
+    }
+    /* The direct write failed: the rest of that megabyte, then what is
+     * staged after it, through the page cache at their places. */
+    const size_t left = SPOOL_STAGE - s->req.done, staged = s->stage ? s->staged : 0;
+    uint8_t *stage = s->stage;
+    s->stage = NULL;                    /* kept from close_direct */
+    const size_t went = fall_back(s, s->req.at + s->req.done, buf + s->req.done, left);
+    const size_t went2 = went == left && !s->err && staged ? write_buffered(s, stage, staged) : 0;
+    s->bytes -= (left - went) + (staged - went2);
+    free(buf);
+    free(stage);
+}
+
 bool spool_holds_back(const spool_t *s)
 {
     return s->fd >= 0 && !s->err && s->stage && !s->cached && s->tail_flushed < s->staged;
@@ -242,6 +383,7 @@ void spool_flush_stale(spool_t *s, int max_ms)
 
 uint64_t spool_on_disk(const spool_t *s)
 {
+    if (s->req.buf) return s->req.at;   /* the megabyte under way is not yet */
     return s->stage && !s->cached ? s->direct_at : s->bytes;
 }
 
@@ -335,6 +477,12 @@ int spool_read_at(const spool_t *s, uint64_t at, void *p, size_t n)
         memcpy(b + (from - at), s->stage + (from - s->direct_at), (size_t)(at + n - from));
         n = (size_t)(from - at);
     }
+    if (s->req.buf && at + n > s->req.at) {
+        /* the megabyte under way, from memory too */
+        const uint64_t from = at > s->req.at ? at : s->req.at;
+        memcpy(b + (from - at), s->req.buf + (from - s->req.at), (size_t)(at + n - from));
+        n = (size_t)(from - at);
+    }
     while (n) {
         ssize_t k = pread(s->fd, b, n, (off_t)at);
         if (k < 0 && errno == EINTR) continue;
@@ -365,6 +513,7 @@ void spool_abandon(spool_t *s)
 
 void spool_empty(spool_t *s)
 {
+    spool_settle(s);
     if (s->fd >= 0 && s->regular) (void)ftruncate(s->fd, 0);
     s->staged = s->tail_flushed = 0;
     s->direct_at = 0;
@@ -381,6 +530,7 @@ void spool_remove(spool_t *s)
 void spool_close(spool_t *s, bool keep)
 {
     if (s->fd < 0) return;
+    spool_settle(s);
     if (keep && !s->abandoned && !s->err) flush_tail(s);
     close_direct(s);
     close(s->fd);

@@ -2,7 +2,8 @@
  * the output while capturing (OUT.spool), so that a capture killed before
  * it could save (SIGKILL, the OOM killer, a CI timeout, a crash) can be
  * rebuilt with --recover. The bytes go out on a thread of their own
- * (netdec.c): tracy-capture's straight to the disk (spool_direct) a
+ * (netdec.c; the daemon's jobs hand their full megabytes to one, spool_io):
+ * tracy-capture's straight to the disk (spool_direct) a
  * megabyte at a time while the disk keeps up with the wire, through the
  * page cache (spool_write_now) while it does not, and a partial megabyte
  * within moments of its bytes; a killed process loses at most those
@@ -21,6 +22,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct spool_io;
+
+/* A megabyte of a write-behind spool under way (spool_write_behind). */
+typedef struct spool_req {
+    struct spool_req *next;      /* the io thread's queue */
+    int dfd;
+    uint8_t *buf;                /* NULL: none under way */
+    uint64_t at;                 /* its file offset */
+    size_t done;                 /* bytes the io thread wrote (< SPOOL_STAGE: it failed there) */
+    bool busy;                   /* the io thread has it (under the io's lock) */
+} spool_req_t;
 
 typedef struct {
     int fd;                      /* -1: no spool */
@@ -44,6 +57,11 @@ typedef struct {
     size_t tail_flushed;         /* ...of which already written through the page cache */
     uint64_t direct_at;
     int64_t staged_ms;           /* when the oldest unwritten staged byte came */
+    /* Write-behind: a full stage goes to the io thread, and the writer
+     * fills the spare meanwhile. */
+    struct spool_io *io;
+    spool_req_t req;
+    uint8_t *spare;
 } spool_t;
 
 #define SPOOL_STAGE (1u << 20)
@@ -83,6 +101,24 @@ void spool_direct(spool_t *s);
  * write it. Elsewhere every few MB go to the disk and leave the page cache
  * once written. A regular file only; call before the first write. */
 void spool_drop_behind(spool_t *s);
+/* A thread that writes the full megabytes of direct spools for their
+ * writers (spool_write_behind), so that a writer that has other work (a
+ * daemon's pool thread, which decodes other clients meanwhile) does not
+ * wait for the disk. NULL when the thread cannot start: the spools then
+ * write their megabytes themselves. Stopped once no spool uses it. */
+struct spool_io *spool_io_start(void);
+void spool_io_stop(struct spool_io *io);
+/* A drop-behind spool's full megabytes written by io (NULL: by the
+ * writer); the writer goes on into a second stage, and waits only when
+ * the megabyte before is still under way. A kill then loses at most the
+ * two megabytes in memory. Call after spool_drop_behind, before the first
+ * write. */
+void spool_write_behind(spool_t *s, struct spool_io *io);
+/* Wait for a write-behind spool's megabyte under way, and take its
+ * outcome (a failed direct write: the rest through the page cache, or
+ * s->err). By the thread that writes the spool; spool_close, spool_empty
+ * do it too. */
+void spool_settle(spool_t *s);
 /* Write what a direct spool has held in memory for max_ms or longer (the
  * client sends slowly, or paused), so that a kill loses at most about that
  * time. By the thread that writes it. */

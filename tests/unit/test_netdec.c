@@ -1,9 +1,11 @@
 /* test_netdec.c - unit tests of the decoder thread's input: with a spool,
  * received bytes waiting for the decoder leave memory once spooled and are
  * read back in their turn, in order and intact; without one they stay in
- * memory. */
+ * memory. A write-behind spool (the daemon's) gets every byte, also when
+ * a direct write fails. */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <lz4.h>
 #include <signal.h>
 #include <stdio.h>
@@ -366,6 +368,98 @@ START_TEST(a_drop_behind_spool_file_gets_every_byte)
 }
 END_TEST
 
+/* Write-behind (the daemon's): the io thread writes the full megabytes
+ * while the writer fills the next; what is under way reads back from
+ * memory, and the file gets every byte, in place, by close. */
+START_TEST(a_write_behind_spool_file_gets_every_byte)
+{
+    temp_spool_t ts;
+    temp_spool_open(&ts);
+    spool_drop_behind(&ts.spool);
+    struct spool_io *io = spool_io_start();
+    ck_assert_ptr_nonnull(io);
+    spool_write_behind(&ts.spool, io);
+    const size_t n = 5 * SPOOL_STAGE + 4321;
+    uint8_t *buf = malloc(n);
+    for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)(i * 2654435761u >> 13);
+    uint8_t *back = malloc(n + 1);
+    for (size_t off = 0; off < n;) {
+        const size_t k = n - off < 70000 ? n - off : 70000;
+        spool_write(&ts.spool, buf + off, k);
+        off += k;
+        /* everything written so far reads back, wherever it is */
+        const size_t from = off > 3 * 70000 ? off - 3 * 70000 : 0;
+        ck_assert_int_eq(spool_read_at(&ts.spool, from, back, off - from), 0);
+        ck_assert(memcmp(back, buf + from, off - from) == 0);
+        ck_assert_uint_le(spool_on_disk(&ts.spool), off);
+    }
+    spool_settle(&ts.spool);
+    ck_assert_int_eq(ts.spool.err, 0);
+    ck_assert_uint_eq(ts.spool.bytes, n);
+    if (ts.spool.stage) {        /* O_DIRECT here: the five whole megabytes are in the file */
+        struct stat st;
+        ck_assert_int_eq(stat(ts.path, &st), 0);
+        ck_assert_uint_eq((uint64_t)st.st_size, 5 * SPOOL_STAGE);
+        ck_assert_uint_eq(spool_on_disk(&ts.spool), 5 * SPOOL_STAGE);
+    }
+    spool_close(&ts.spool, true);
+    spool_io_stop(io);
+    FILE *f = fopen(ts.path, "rb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fread(back, 1, n + 1, f), n);
+    fclose(f);
+    ck_assert(memcmp(back, buf, n) == 0);
+    free(back);
+    free(buf);
+    unlink(ts.path);
+    rmdir(ts.dir);
+}
+END_TEST
+
+/* A megabyte the io thread cannot write (here its descriptor is made a
+ * read-only one) goes through the page cache at its place when the writer
+ * settles, with what was staged after it, and the spool goes on that way:
+ * the file still gets every byte. */
+START_TEST(a_write_behind_spool_falls_back_when_a_megabyte_fails)
+{
+    temp_spool_t ts;
+    temp_spool_open(&ts);
+    spool_drop_behind(&ts.spool);
+    if (!ts.spool.stage) {          /* no O_DIRECT here: nothing is written behind */
+        spool_close(&ts.spool, false);
+        rmdir(ts.dir);
+        return;
+    }
+    struct spool_io *io = spool_io_start();
+    ck_assert_ptr_nonnull(io);
+    spool_write_behind(&ts.spool, io);
+    const int ro = open(ts.path, O_RDONLY | O_CLOEXEC);
+    ck_assert_int_ge(ro, 0);
+    ck_assert_int_ge(dup2(ro, ts.spool.dfd), 0);    /* every direct write fails (EBADF) */
+    close(ro);
+    const size_t n = 2 * SPOOL_STAGE + 999;
+    uint8_t *buf = malloc(n);
+    for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)(i * 40503u >> 7);
+    for (size_t off = 0; off < n; off += 4096) spool_write(&ts.spool, buf + off, n - off < 4096 ? n - off : 4096);
+    spool_settle(&ts.spool);
+    ck_assert_ptr_null(ts.spool.stage);              /* through the page cache from then on */
+    ck_assert_int_eq(ts.spool.err, 0);
+    ck_assert_uint_eq(ts.spool.bytes, n);
+    spool_close(&ts.spool, true);
+    spool_io_stop(io);
+    uint8_t *back = malloc(n + 1);
+    FILE *f = fopen(ts.path, "rb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fread(back, 1, n + 1, f), n);
+    fclose(f);
+    ck_assert(memcmp(back, buf, n) == 0);
+    free(back);
+    free(buf);
+    unlink(ts.path);
+    rmdir(ts.dir);
+}
+END_TEST
+
 /* A client that sends a little now and then: a direct spool's file has
  * it within moments (SPOOL_HOLD_MS), not only once a megabyte came. */
 START_TEST(a_slow_stream_reaches_a_direct_spool_file_within_moments)
@@ -529,6 +623,8 @@ Suite *netdec_suite(void)
     tcase_add_test(tc, a_failed_spool_is_emptied_once_nothing_waits_in_it);
     tcase_add_test(tc, a_drop_behind_spool_leaves_the_page_cache_and_keeps_every_byte);
     tcase_add_test(tc, a_drop_behind_spool_file_gets_every_byte);
+    tcase_add_test(tc, a_write_behind_spool_file_gets_every_byte);
+    tcase_add_test(tc, a_write_behind_spool_falls_back_when_a_megabyte_fails);
     suite_add_tcase(s, tc);
     return s;
 }
