@@ -342,6 +342,12 @@ typedef struct {
 /* ---- the model ---------------------------------------------------------- */
 
 #define SRCLOC_CACHE 16
+#define CS_RECENT 4096               /* call stacks by a cheap signature of their frames */
+
+typedef struct {
+    const uint64_t *frames;          /* the stack's frames (callstacks[idx] + 1), NULL: empty */
+    uint32_t n, idx;
+} cs_recent_t;
 
 typedef struct model {
     model_rules_t rules;          /* the server behaviour of the session's protocol */
@@ -448,6 +454,7 @@ typedef struct model {
     VEC(uint64_t *) callstacks;       /* [i][0] = frame count, then frame ids; [0] unused */
     VEC(uint64_t) cs_scratch;         /* frame ids of the payload being interned */
     VEC(uint32_t) cs_numbered;        /* csdedup.c payload number -> call stack (0: not yet) */
+    cs_recent_t cs_recent[CS_RECENT]; /* ahead of callstack_map (model_callstacks.c) */
     hmap_t callstack_map;             /* content hash -> index (probing) */
     hmap_t frame_map;                 /* frame id -> frame_data index + 1; 0 asked, UINT64_MAX being answered */
     VEC(cs_frame_data_t) frame_data;
