@@ -56,12 +56,6 @@ void jobdec_init(jobdec_t *d, pool_t *pool, session_t *s, spool_t *spool, jobdec
     d->job.done = decode_done;
 }
 
-void jobdec_push(jobdec_t *d, const uint8_t *p, size_t n)
-{
-    bytes_put(&d->queued, p, n);
-    if (!d->running) submit(d);
-}
-
 uint8_t *jobdec_space(jobdec_t *d, size_t want)
 {
     bytes_reserve(&d->queued, want);
@@ -72,6 +66,12 @@ void jobdec_commit(jobdec_t *d, size_t n)
 {
     d->queued.n += n;
     if (!d->running) submit(d);
+}
+
+void jobdec_push(jobdec_t *d, const uint8_t *p, size_t n)
+{
+    if (n) memcpy(jobdec_space(d, n), p, n);
+    jobdec_commit(d, n);
 }
 
 size_t jobdec_drop(jobdec_t *d)

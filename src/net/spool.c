@@ -187,23 +187,40 @@ static bool hand_over(spool_t *s);
 
 /* The staged megabyte, written around the page cache (by the io thread,
  * for a write-behind spool). */
-static void write_stage(spool_t *s)
+/* A stage's megabyte at file offset `at` through the O_DIRECT descriptor;
+ * how much of it went (less: a failure, or a write that left the
+ * alignment, after which the rest must go through the page cache). */
+static size_t write_megabyte(int dfd, const uint8_t *buf, uint64_t at)
 {
-    if (s->io && hand_over(s)) return;
-    for (size_t done = 0; done < SPOOL_STAGE;) {
-        const ssize_t k = pwrite(s->dfd, s->stage + done, SPOOL_STAGE - done, (off_t)(s->direct_at + done));
+    size_t done = 0;
+    while (done < SPOOL_STAGE) {
+        const ssize_t k = pwrite(dfd, buf + done, SPOOL_STAGE - done, (off_t)(at + done));
         if (k < 0 && errno == EINTR) continue;
         if (k > 0) done += (size_t)k;
-        if (k <= 0 || done % 4096 != 0) {
-            /* what was written stays; the rest goes the other way */
-            const size_t left = SPOOL_STAGE - done;
-            s->bytes -= left - fall_back(s, s->direct_at + done, s->stage + done, left);
-            return;
-        }
+        if (k <= 0 || done % 4096 != 0) break;
     }
+    return done;
+}
+
+/* The stage starts over at the next megabyte of the file. */
+static void next_stage(spool_t *s)
+{
     s->direct_at += SPOOL_STAGE;
     s->staged = 0;
     s->tail_flushed = 0;
+}
+
+static void write_stage(spool_t *s)
+{
+    if (s->io && hand_over(s)) return;
+    const size_t done = write_megabyte(s->dfd, s->stage, s->direct_at);
+    if (done < SPOOL_STAGE) {
+        /* what was written stays; the rest goes the other way */
+        const size_t left = SPOOL_STAGE - done;
+        s->bytes -= left - fall_back(s, s->direct_at + done, s->stage + done, left);
+        return;
+    }
+    next_stage(s);
 }
 
 static void write_direct(spool_t *s, const uint8_t *b, size_t n)
@@ -259,13 +276,7 @@ static void *io_main(void *arg)
         if (!r) break;
         if (!(io->head = r->next)) io->tail = &io->head;
         pthread_mutex_unlock(&io->lock);
-        size_t done = 0;
-        while (done < SPOOL_STAGE) {
-            const ssize_t k = pwrite(r->dfd, r->buf + done, SPOOL_STAGE - done, (off_t)(r->at + done));
-            if (k < 0 && errno == EINTR) continue;
-            if (k > 0) done += (size_t)k;
-            if (k <= 0 || done % 4096 != 0) break;   /* the rest: the writer's, through the page cache */
-        }
+        const size_t done = write_megabyte(r->dfd, r->buf, r->at);   /* the rest, if any: spool_settle's */
         pthread_mutex_lock(&io->lock);
         r->done = done;
         r->busy = false;
@@ -340,9 +351,7 @@ static bool hand_over(spool_t *s)
     pthread_mutex_unlock(&io->lock);
     s->stage = s->spare;
     s->spare = NULL;
-    s->direct_at += SPOOL_STAGE;
-    s->staged = 0;
-    s->tail_flushed = 0;
+    next_stage(s);
     return true;
 }
 

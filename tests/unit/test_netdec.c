@@ -126,6 +126,21 @@ static void temp_spool_open(temp_spool_t *ts)
     ck_assert_int_eq(spool_open(&ts->spool, ts->path, false), 0);
 }
 
+/* A spool closed with keep: its file holds exactly the n bytes at buf;
+ * then it is removed. */
+static void expect_kept_spool(temp_spool_t *ts, const uint8_t *buf, size_t n)
+{
+    FILE *f = fopen(ts->path, "rb");
+    ck_assert_ptr_nonnull(f);
+    uint8_t *back = malloc(n + 1);
+    ck_assert_uint_eq(fread(back, 1, n + 1, f), n);
+    fclose(f);
+    ck_assert(memcmp(back, buf, n) == 0);
+    free(back);
+    unlink(ts->path);
+    rmdir(ts->dir);
+}
+
 static void temp_spool_close(temp_spool_t *ts)
 {
     spool_close(&ts->spool, false);
@@ -355,16 +370,8 @@ START_TEST(a_drop_behind_spool_file_gets_every_byte)
     spool_write(&ts.spool, buf + n - 77, 77);
     ck_assert_int_eq(ts.spool.err, 0);
     spool_close(&ts.spool, true);
-    FILE *f = fopen(ts.path, "rb");
-    ck_assert_ptr_nonnull(f);
-    uint8_t *back = malloc(n + 1);
-    ck_assert_uint_eq(fread(back, 1, n + 1, f), n);
-    fclose(f);
-    ck_assert(memcmp(back, buf, n) == 0);
-    free(back);
+    expect_kept_spool(&ts, buf, n);
     free(buf);
-    unlink(ts.path);
-    rmdir(ts.dir);
 }
 END_TEST
 
@@ -404,15 +411,9 @@ START_TEST(a_write_behind_spool_file_gets_every_byte)
     }
     spool_close(&ts.spool, true);
     spool_io_stop(io);
-    FILE *f = fopen(ts.path, "rb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fread(back, 1, n + 1, f), n);
-    fclose(f);
-    ck_assert(memcmp(back, buf, n) == 0);
+    expect_kept_spool(&ts, buf, n);
     free(back);
     free(buf);
-    unlink(ts.path);
-    rmdir(ts.dir);
 }
 END_TEST
 
@@ -447,16 +448,8 @@ START_TEST(a_write_behind_spool_falls_back_when_a_megabyte_fails)
     ck_assert_uint_eq(ts.spool.bytes, n);
     spool_close(&ts.spool, true);
     spool_io_stop(io);
-    uint8_t *back = malloc(n + 1);
-    FILE *f = fopen(ts.path, "rb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fread(back, 1, n + 1, f), n);
-    fclose(f);
-    ck_assert(memcmp(back, buf, n) == 0);
-    free(back);
+    expect_kept_spool(&ts, buf, n);
     free(buf);
-    unlink(ts.path);
-    rmdir(ts.dir);
 }
 END_TEST
 
