@@ -10,7 +10,7 @@ complete -c tracy-capture-daemon -l max-clients -x -d 'Take N clients, then exit
 complete -c tracy-capture-daemon -l idle-exit -x -d 'Exit after SECONDS with no capture running and no new client'
 complete -c tracy-capture-daemon -l end-timeout -x -d 'Stop waiting for answers after SECONDS without data'
 complete -c tracy-capture-daemon -l format -x -a '0.14 0.14.0 0.13 0.13.0 0.13.1 0.12 0.12.0 0.12.1 0.12.2 0.11.2 5479a42 0.11.1 0.11 0.11.0 0.10 0.10.0' -d 'Save in the file format of a Tracy release'
-complete -c tracy-capture-daemon -s z -l zstd -x -a '1 3 6 9 19 22' -d 'Zstd compression level (default 3)'
+complete -c tracy-capture-daemon -s z -l zstd -x -a '1 2 3 6 9 19 22' -d 'Zstd compression level (default 2)'
 complete -c tracy-capture-daemon -l lz4 -d 'LZ4 compression'
 complete -c tracy-capture-daemon -l lz4hc -d 'LZ4 HC compression'
 complete -c tracy-capture-daemon -l lz4-extreme -d 'LZ4 HC at its highest level (very slow)'

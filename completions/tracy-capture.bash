@@ -26,7 +26,7 @@ _tracy_capture()
             COMPREPLY=( $(compgen -W '0.14 0.14.0 0.13 0.13.0 0.13.1 0.12 0.12.0 0.12.1 0.12.2 0.11.2 5479a42 0.11.1 0.11 0.11.0 0.10 0.10.0' -- "$cur") )
             return ;;
         -z|--zstd)
-            COMPREPLY=( $(compgen -W '1 3 6 9 19 22' -- "$cur") )
+            COMPREPLY=( $(compgen -W '1 2 3 6 9 19 22' -- "$cur") )
             return ;;
         -j|--streams)
             COMPREPLY=( $(compgen -W '1 2 4 8 -1' -- "$cur") )

@@ -13,7 +13,7 @@ complete -c tracy-capture -l keep-spool -d 'Keep the spool after a successful sa
 complete -c tracy-capture -l no-spool -d 'Do not spool'
 complete -c tracy-capture -l protocol -x -a '82 76 74 72 69 66 64 0.14 0.14.0 0.13 0.13.0 0.13.1 0.12 0.12.0 0.12.1 0.12.2 5479a42 0.11.1 0.11 0.11.0 0.10 0.10.0' -d 'Speak only this protocol (or release) instead of searching'
 complete -c tracy-capture -l format -x -a '0.14 0.14.0 0.13 0.13.0 0.13.1 0.12 0.12.0 0.12.1 0.12.2 0.11.2 5479a42 0.11.1 0.11 0.11.0 0.10 0.10.0' -d 'Save in the file format of a Tracy release'
-complete -c tracy-capture -s z -l zstd -x -a '1 3 6 9 19 22' -d 'Zstd compression level (default 3)'
+complete -c tracy-capture -s z -l zstd -x -a '1 2 3 6 9 19 22' -d 'Zstd compression level (default 2)'
 complete -c tracy-capture -l lz4 -d 'LZ4 compression'
 complete -c tracy-capture -l lz4hc -d 'LZ4 HC compression'
 complete -c tracy-capture -l lz4-extreme -d 'LZ4 HC at its highest level (very slow)'

@@ -79,7 +79,7 @@ static void print_help(FILE *out)
         "                             for its tools (0.10 .. 0.14; default: that of\n"
         "                             the client's release; what the format cannot\n"
         "                             hold is left out)\n"
-        "  -z, --zstd LEVEL           zstd compression level (default 3; up to 22, the\n"
+        "  -z, --zstd LEVEL           zstd compression level (default 2; up to 22, the\n"
         "                             smallest; negative ones, to -131072, faster)\n"
         "      --lz4, --lz4hc, --lz4-extreme\n"
         "                             LZ4 compression instead (fast; high; highest)\n"

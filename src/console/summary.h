@@ -20,7 +20,7 @@ typedef struct {
     bool saved;
     const char *format;          /* the file format's release */
     char path[4096];             /* where the trace was saved (if saved) */
-    char compression[256];       /* how it is compressed (file_opts_describe: "zstd 3, 4 streams") */
+    char compression[256];       /* how it is compressed (file_opts_describe: "zstd 2, 4 streams") */
     uint64_t file_bytes, payload_bytes;
     double save_seconds;
     /* what the file holds, and what was required of it */

@@ -5,7 +5,7 @@
 #  - each compression (--lz4, --lz4hc, --lz4-extreme, -z LEVEL) and stream
 #    count (-j) writes the container header it says, and the file reads
 #    back to the same csv (default, -e, -u, -m, -g) and --summary as the
-#    default zstd 3, 4 streams; in the 0.10 format too, whose container
+#    default zstd 2, 4 streams; in the 0.10 format too, whose container
 #    ('tZst' or 'tlZ' 4) has one stream: -j 4 with it is exit 1;
 #  - each --strip letter (tracy-update -s's) empties what it names and
 #    keeps the rest: the summary is the full file's with that family's

@@ -2407,7 +2407,7 @@ START_TEST(summary_json_is_whole_and_also_written_by_recover)
     char code[1200];
     snprintf(code, sizeof code,
              "assert 'stale' not in d and d['status'] == 0 and d['saved'] is True, d\n"
-             "assert d['path'] == arg and d['format'] == '0.14.0' and d['compression'] == 'zstd 3, 4 streams', d\n"
+             "assert d['path'] == arg and d['format'] == '0.14.0' and d['compression'] == 'zstd 2, 4 streams', d\n"
              "assert d['client'] == {'program': 'caf\\xe9 \"q\"\\\\ \\ufffd', 'release': '0.14.0', "
              "'protocol': 82}, d['client']\n"
              "assert '{:,}'.format(d['frames']) == '%.*s', d['frames']\n"

@@ -42,7 +42,7 @@ START_TEST(levels_are_zstds)
     file_opts_t o = FILE_OPTS_DEFAULT;
     char err[256], arg[16];
     ck_assert_int_eq(o.codec, TFILE_ZSTD);
-    ck_assert_int_eq(o.level, 3);
+    ck_assert_int_eq(o.level, 2);
     ck_assert_int_eq(o.streams, 4);
     ck_assert_int_eq(file_opts_level(&o, "9", err, sizeof err), 0);
     ck_assert_int_eq(o.level, 9);
