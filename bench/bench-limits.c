@@ -3,9 +3,9 @@
  *   bench-limits lz4 RECORDING     decode a recorded client stream's LZ4
  *                                  frames (the decode ring, no events)
  *   bench-limits zstd FILE.tracy   recompress a .tracy payload with the
- *                                  capture's own writer (zstd level 2,
- *                                  the default, 4 streams, the capture's
- *                                  threads)
+ *          [LEVEL]                 capture's own writer (zstd level 2,
+ *                                  the default, or LEVEL; 4 streams, the
+ *                                  capture's threads)
  *   bench-limits codecs FILE.tracy the same with each compression the
  *                                  capture offers: zstd 1, 2, 3 (upstream's)
  *                                  and 9, LZ4,
@@ -138,7 +138,7 @@ static void compress_into_sink(const char *label, const tfile_params_t *p, const
 
 /* zstd 2 (the default) alone, or (all) every compression -z and --lz4*
  * offer. */
-static int bench_compress(const char *path, bool all)
+static int bench_compress(const char *path, bool all, const char *level)
 {
     static const struct {
         const char *label;
@@ -154,12 +154,20 @@ static int bench_compress(const char *path, bool all)
     uint8_t *payload = payload_of(file, n, &plen);
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
         if (!all && strcmp(modes[i].label, "zstd-2x4") != 0) continue;
+        char label[32];
+        int lv = modes[i].level;
+        if (level) {
+            lv = atoi(level);
+            snprintf(label, sizeof label, "zstd-%dx4", lv);
+        } else {
+            snprintf(label, sizeof label, "%s", modes[i].label);
+        }
         /* BENCH_WORKERS=0: compressed on this thread, as the daemon saves */
         const char *w = getenv("BENCH_WORKERS");
         const char *ns = getenv("BENCH_STREAMS");
-        const tfile_params_t p = { .codec = modes[i].codec, .level = modes[i].level, .streams = ns ? atoi(ns) : 4,
+        const tfile_params_t p = { .codec = modes[i].codec, .level = lv, .streams = ns ? atoi(ns) : 4,
                                    .workers = w ? atoi(w) : tfile_workers_for(4) };
-        compress_into_sink(modes[i].label, &p, payload, plen);
+        compress_into_sink(label, &p, payload, plen);
     }
     free(payload);
     free(file);
@@ -239,8 +247,9 @@ int main(int argc, char **argv)
 {
     if ((argc == 3 || argc == 4) && strcmp(argv[1], "decode") == 0) return bench_decode(argv[2], argc == 4 ? argv[3] : NULL);
     if (argc == 3 && strcmp(argv[1], "lz4") == 0) return bench_lz4(argv[2]);
-    if (argc == 3 && strcmp(argv[1], "zstd") == 0) return bench_compress(argv[2], false);
-    if (argc == 3 && strcmp(argv[1], "codecs") == 0) return bench_compress(argv[2], true);
-    fprintf(stderr, "usage: bench-limits lz4 RECORDING | zstd FILE.tracy | codecs FILE.tracy | decode RECORDING [LOG]\n");
+    if ((argc == 3 || argc == 4) && strcmp(argv[1], "zstd") == 0)
+        return bench_compress(argv[2], false, argc == 4 ? argv[3] : NULL);
+    if (argc == 3 && strcmp(argv[1], "codecs") == 0) return bench_compress(argv[2], true, NULL);
+    fprintf(stderr, "usage: bench-limits lz4 RECORDING | zstd FILE.tracy [LEVEL] | codecs FILE.tracy | decode RECORDING [LOG]\n");
     return 2;
 }
