@@ -12,8 +12,9 @@ recording, cached) is replayed --clients times at once
 only), into one daemon listening on a free UDP port: ours with
 --max-clients N (it ends by itself once every trace is saved), upstream's
 until it has said "done!" for every client (then SIGINT, as it cannot end
-by itself). Per daemon it prints the wall time from the first replay to the
-last trace saved, the CPU time (user + system, all threads), the peak RSS
+by itself). The replays are all started first, listening, and then
+announced at once by one announcer. Per daemon it prints the wall time
+from the announcer's start to the last trace saved, the CPU time (user + system, all threads), the peak RSS
 of the daemon process and the size of each client's file, and the ratios
 ours/upstream (the target: wall and RSS at most 0.5).
 """
@@ -57,7 +58,7 @@ def cpu_times():
 
 def run_daemon(binary, ours, recording, clients, workdir):
     """One run: (wall s, CPU s, peak RSS bytes, [file bytes], status,
-    others' CPU s, idle core-s): the last two from the first replay to the
+    others' CPU s, idle core-s): the last two from the announcement to the
     last trace saved, the CPU of everything but the daemon (the replays,
     their announcers, the kernel's threads) and the cores' idle time."""
     out = os.path.join(workdir, "out")
@@ -91,15 +92,19 @@ def run_daemon(binary, ours, recording, clients, workdir):
     r = threading.Thread(target=reap, daemon=True)
     r.start()
     time.sleep(0.3)                 # the daemon listens
-    t0 = time.monotonic()
-    busy0, idle0 = cpu_times()
     helpers = []
     try:
+        # every replay listening first, then all announced at once by one
+        # announcer: the clients appear together, and the replays' start
+        # (a Python process each, reading its recording) is not timed
+        announce = [sys.executable, ANNOUNCE, "--udp-port", str(udp), "--protocol", "82", "--name", "bench"]
         for _ in range(clients):
             replay, port = bench.start_replay(recording)
             helpers.append(replay)
-            helpers.append(subprocess.Popen([sys.executable, ANNOUNCE, "--udp-port", str(udp), "--port", port,
-                                             "--protocol", "82", "--pid", str(replay.pid), "--name", "bench"]))
+            announce += ["--port", port, "--pid", str(replay.pid)]
+        t0 = time.monotonic()
+        busy0, idle0 = cpu_times()
+        helpers.append(subprocess.Popen(announce))
         while len(saved) < clients and not ended:
             time.sleep(0.05)
         t_last = saved[-1] if len(saved) >= clients else time.monotonic()

@@ -44,6 +44,7 @@ typedef struct client {
     save_opts_t save;
     int rc;                     /* its exit status (cli.h's codes) */
     uint64_t zones;
+    bool spool_kept;            /* its spool was kept at the end (the save failed, or input was dropped) */
     uint64_t t_found, t_done;   /* uv_hrtime() */
     uint64_t shown_rx;          /* for the live table's rate */
     double mbps;
