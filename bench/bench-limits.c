@@ -214,7 +214,9 @@ static int bench_decode(const char *path, const char *log_path)
         double w0 = now();
         struct timespec c0, c1;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
-        tfile_open(&tf, sink, atoi(getenv("BENCH_WRITE")), 4, tfile_workers_for(4));
+        /* BENCH_WORKERS=0: compressed on this thread, as the daemon saves */
+        const char *w = getenv("BENCH_WORKERS");
+        tfile_open(&tf, sink, atoi(getenv("BENCH_WRITE")), 4, w ? atoi(w) : tfile_workers_for(4));
         writer_write_trace(&s.model, file_format_default(), &tf);
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
         tfile_close(&tf);
