@@ -105,7 +105,8 @@ struct tfile {
     pthread_cond_t done;
     uint8_t *out;               /* file bytes not yet handed to the FILE (see tfile.c) */
     size_t out_used;
-    uint8_t *stage;             /* the chunk being filled, in memory this thread keeps warm */
+    uint8_t *stage;             /* the chunk being filled: stage_buf, or in sync mode the next slot's input */
+    uint8_t *stage_buf;         /* memory this thread keeps warm, copied into a slot once full */
     size_t used;
     uint64_t nchunks;
     uint64_t payload_bytes, file_bytes;
