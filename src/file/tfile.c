@@ -210,6 +210,9 @@ static size_t block_bound(tfile_codec_t codec)
     return codec == TFILE_ZSTD ? ZSTD_compressBound(TFILE_CHUNK) : (size_t)LZ4_COMPRESSBOUND(TFILE_CHUNK);
 }
 
+/* The size of out (and of a batch buffer). */
+static size_t out_size(const tfile_t *t) { return TFILE_OUT_BATCH + 4 + t->outcap; }
+
 /* p->direct: the file opened a second time, O_DIRECT, for the whole
  * batches, which then go to the disk without a copy into the page cache
  * (on a VM, that copy costs up to 3 s of CPU per GB while the cache takes
@@ -256,6 +259,8 @@ int tfile_open_with(tfile_t *t, FILE *fp, const tfile_params_t *p)
     pthread_mutex_init(&t->lock, NULL);
     pthread_cond_init(&t->done, NULL);
     pthread_cond_init(&t->work, NULL);
+    pthread_mutex_init(&t->wb_lock, NULL);
+    pthread_cond_init(&t->wb_cond, NULL);
     for (int i = 0; i < t->streams; i++) {
         tfile_stream_t *st = &t->s[i];
         st->cx = new_context(t->codec, p->level);
@@ -290,7 +295,7 @@ int tfile_open_with(tfile_t *t, FILE *fp, const tfile_params_t *p)
     t->stage = t->stage_buf = xmalloc(TFILE_CHUNK);
     if (t->sync) stage_in_slot(t);
     /* aligned for O_DIRECT */
-    if (posix_memalign((void **)&t->out, 4096, TFILE_OUT_BATCH + 4 + t->outcap) != 0) out_of_memory(TFILE_OUT_BATCH);
+    if (posix_memalign((void **)&t->out, 4096, out_size(t)) != 0) out_of_memory(TFILE_OUT_BATCH);
     t->dfd = -1;
     if (p->direct) open_direct(t);
     t->out_used = container_header(t->out, legacy, t->codec, t->streams);
@@ -321,36 +326,143 @@ const char *tfile_codec_name(tfile_codec_t codec, int level, char *buf, size_t l
     return buf;
 }
 
-/* A whole batch at its aligned offset, around the page cache. False when
- * the file system refuses O_DIRECT after all: the descriptor is given up,
- * and the batch is left to the FILE. */
-static bool write_direct(tfile_t *t, size_t n)
+/* pwrite_batch's "the file system refuses O_DIRECT after all". */
+#define WB_REFUSED (-1)
+
+/* n bytes at file offset `at` on an O_DIRECT descriptor: 0, WB_REFUSED
+ * (EINVAL before any byte), or the errno of the failure. */
+static int pwrite_batch(int fd, const uint8_t *b, size_t n, uint64_t at)
 {
     for (size_t done = 0; done < n;) {
-        const ssize_t k = pwrite(t->dfd, t->out + done, n - done, (off_t)(t->out_at + done));
+        const ssize_t k = pwrite(fd, b + done, n - done, (off_t)(at + done));
         if (k < 0 && errno == EINTR) continue;
-        if (k < 0 && errno == EINVAL && done == 0) {
-            close(t->dfd);
-            t->dfd = -1;
-            return false;
-        }
-        if (k <= 0) {
-            fail(t, k < 0 ? errno : EIO, "writing a block");
-            break;
-        }
+        if (k < 0 && errno == EINVAL && done == 0) return WB_REFUSED;
+        if (k <= 0) return k < 0 ? errno : EIO;
         done += (size_t)k;
     }
+    return 0;
+}
+
+/* A batch's direct write came back `err`: a refusal gives the descriptor
+ * up and leaves the batch to the FILE, at its place; a failure is the
+ * file's. */
+static void took_direct(tfile_t *t, int err, const uint8_t *b, size_t n, uint64_t at)
+{
+    if (err == WB_REFUSED) {
+        close(t->dfd);
+        t->dfd = -1;
+        if (lseek(fileno(t->fp), (off_t)at, SEEK_SET) < 0 || fwrite(b, 1, n, t->fp) != n) fail(t, errno, "writing a block");
+    } else if (err) {
+        fail(t, err, "writing a block");
+    }
+}
+
+/* The write-behind thread: each batch handed over, until the file closes. */
+static void *writer_main(void *arg)
+{
+    tfile_t *t = arg;
+    pthread_setname_np(pthread_self(), "tc-file-write");
+    pthread_mutex_lock(&t->wb_lock);
+    for (;;) {
+        while (!t->wb_pending && !t->wb_quit) pthread_cond_wait(&t->wb_cond, &t->wb_lock);
+        if (!t->wb_pending) break;
+        const uint8_t *b = t->wb_buf;
+        const uint64_t at = t->wb_at;
+        pthread_mutex_unlock(&t->wb_lock);
+        const int err = pwrite_batch(t->dfd, b, TFILE_OUT_BATCH, at);
+        pthread_mutex_lock(&t->wb_lock);
+        t->wb_err = err;
+        t->wb_pending = false;
+        pthread_cond_signal(&t->wb_cond);
+    }
+    pthread_mutex_unlock(&t->wb_lock);
+    return NULL;
+}
+
+/* Wait for the batch handed over, if any, and take its outcome; its
+ * buffer becomes the spare. */
+static void settle_behind(tfile_t *t)
+{
+    if (t->wb_state != 1) return;
+    pthread_mutex_lock(&t->wb_lock);
+    while (t->wb_pending) pthread_cond_wait(&t->wb_cond, &t->wb_lock);
+    pthread_mutex_unlock(&t->wb_lock);
+    if (!t->wb_buf) return;
+    took_direct(t, t->wb_err, t->wb_buf, TFILE_OUT_BATCH, t->wb_at);
+    free(t->wb_spare);
+    t->wb_spare = t->wb_buf;
+    t->wb_buf = NULL;
+}
+
+/* Hand the first batch of out to the write-behind thread (started the
+ * first time) and go on in a spare buffer with the rest: the compressing
+ * thread never waits for the disk but for the batch before. False when
+ * that cannot be (no thread, no memory, the direct descriptor given up):
+ * the caller writes it. */
+static bool write_behind(tfile_t *t)
+{
+    if (t->wb_state == 0) {
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, WORKER_STACK);
+        t->wb_state = pthread_create(&t->wb_thread, &attr, writer_main, t) == 0 ? 1 : -1;
+        pthread_attr_destroy(&attr);
+    }
+    if (t->wb_state != 1) return false;
+    settle_behind(t);
+    if (t->err || t->dfd < 0) return false;
+    if (!t->wb_spare && posix_memalign((void **)&t->wb_spare, 4096, out_size(t)) != 0) {
+        t->wb_spare = NULL;
+        return false;
+    }
+    uint8_t *full = t->out;
+    const size_t rest = t->out_used - TFILE_OUT_BATCH;
+    memcpy(t->wb_spare, full + TFILE_OUT_BATCH, rest);
+    t->out = t->wb_spare;
+    t->wb_spare = NULL;
+    pthread_mutex_lock(&t->wb_lock);
+    t->wb_buf = full;
+    t->wb_at = t->out_at;
+    t->wb_pending = true;
+    pthread_cond_signal(&t->wb_cond);
+    pthread_mutex_unlock(&t->wb_lock);
+    t->out_at += TFILE_OUT_BATCH;
+    t->out_used = rest;
+    t->batches_behind++;
     return true;
 }
 
+/* Stop the write-behind thread, its last batch written (what is left is
+ * written on this thread). */
+static void stop_behind(tfile_t *t)
+{
+    settle_behind(t);
+    if (t->wb_state == 1) {
+        pthread_mutex_lock(&t->wb_lock);
+        t->wb_quit = true;
+        pthread_cond_signal(&t->wb_cond);
+        pthread_mutex_unlock(&t->wb_lock);
+        pthread_join(t->wb_thread, NULL);
+    }
+    t->wb_state = -1;
+}
+
 /* The first n bytes of out to the file: whole batches around the page
- * cache where p->direct could open it so, the rest (the file's end)
- * through the FILE, whose descriptor is then first put at their place. */
+ * cache where p->direct could open it so (behind this thread's back when
+ * it can), the rest (the file's end) through the FILE, whose descriptor is
+ * then first put at their place. */
 static void write_out(tfile_t *t, size_t n)
 {
-    if (!t->err && !(t->dfd >= 0 && n == TFILE_OUT_BATCH && write_direct(t, n))) {
-        if (t->direct && lseek(fileno(t->fp), (off_t)t->out_at, SEEK_SET) < 0) fail(t, errno, "writing a block");
-        else if (fwrite(t->out, 1, n, t->fp) != n) fail(t, errno, "writing a block");
+    const bool whole = t->dfd >= 0 && n == TFILE_OUT_BATCH;
+    if (!t->err && whole && write_behind(t)) return;
+    if (t->err) {
+        /* nothing more is written: close reports the failure */
+    } else if (whole) {
+        took_direct(t, pwrite_batch(t->dfd, t->out, n, t->out_at), t->out, n, t->out_at);
+    } else if (t->direct && lseek(fileno(t->fp), (off_t)t->out_at, SEEK_SET) < 0) {
+        fail(t, errno, "writing a block");
+    } else if (fwrite(t->out, 1, n, t->fp) != n) {
+        fail(t, errno, "writing a block");
     }
     t->out_at += n;
     memmove(t->out, t->out + n, t->out_used - n);
@@ -570,6 +682,7 @@ int tfile_close(tfile_t *t)
     pthread_mutex_lock(&t->lock);
     if (t->sync) compress_waiting(t);
     if (t->produced) write_ready(t, t->produced - 1);
+    stop_behind(t);
     if (t->out) write_out(t, t->out_used);
     t->closing = true;
     pthread_cond_broadcast(&t->work);
@@ -590,9 +703,12 @@ int tfile_close(tfile_t *t)
     }
     free(t->stage_buf);
     free(t->out);
+    free(t->wb_spare);
     if (t->dfd >= 0) close(t->dfd);
     pthread_mutex_destroy(&t->lock);
     pthread_cond_destroy(&t->done);
     pthread_cond_destroy(&t->work);
+    pthread_mutex_destroy(&t->wb_lock);
+    pthread_cond_destroy(&t->wb_cond);
     return t->err ? -1 : 0;
 }

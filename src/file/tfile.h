@@ -59,7 +59,7 @@ typedef struct {
     int streams;                /* 1..TFILE_MAX_STREAMS; 0: one, compressed without threads */
     int workers;                /* compression threads; 0: the caller's thread */
     bool legacy;                /* the 0.10 container: one stream, no type or count byte */
-    bool direct;                /* a regular file: its whole batches written around the page cache */
+    bool direct;                /* a regular file: its whole batches written around the page cache, by a thread of the file's */
     const atomic_int *spare;    /* workers 0: the caller's pool's idle threads (pool_spare), or NULL */
 } tfile_params_t;
 
@@ -114,6 +114,19 @@ struct tfile {
     int dfd;                    /* direct: the file opened O_DIRECT, or -1 */
     bool direct;                /* ...it was: the FILE's offset is set before each write of its own */
     uint64_t out_at;            /* the file offset of out[0] (direct's) */
+    /* Direct's write-behind: a thread of its own writes one whole batch
+     * at a time while this one goes on filling the next. */
+    pthread_t wb_thread;
+    int wb_state;               /* 0: not started, 1: running, -1: could not start */
+    pthread_mutex_t wb_lock;
+    pthread_cond_t wb_cond;
+    uint8_t *wb_buf;            /* the batch handed over (being written, or its outcome not yet taken) */
+    uint8_t *wb_spare;          /* a batch buffer to go on in */
+    uint64_t wb_at;             /* wb_buf's file offset */
+    bool wb_pending;            /* the thread has wb_buf to write */
+    bool wb_quit;
+    int wb_err;                 /* the outcome: 0, an errno, or WB_REFUSED (tfile.c) */
+    uint64_t batches_behind;    /* batches written behind (tests) */
     int err;                    /* errno of the first failure */
     const char *err_what;
     char what_buf[80];          /* err_what, when it names a block */

@@ -4,6 +4,8 @@
  * streams, the legacy single-stream containers of 0.10 ('tZst', 'tlZ' 4),
  * and write errors reported at close. */
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -551,9 +553,34 @@ START_TEST(up_to_255_streams)
 }
 END_TEST
 
+/* Whether the file system of /tmp takes O_DIRECT writes (a tmpfs refuses
+ * them), tried on a file of its own. */
+static bool takes_direct_writes(void)
+{
+    bool ok = false;
+#ifdef O_DIRECT
+    char path[] = "/tmp/tc-tfile-probe-XXXXXX";
+    const int tmp = mkstemp(path);
+    if (tmp < 0) return false;
+    close(tmp);
+    const int fd = open(path, O_WRONLY | O_DIRECT);
+    void *b = NULL;
+    if (fd >= 0 && posix_memalign(&b, 4096, 4096) == 0) {
+        memset(b, 0, 4096);
+        ok = pwrite(fd, b, 4096, 0) == 4096;
+    }
+    free(b);
+    if (fd >= 0) close(fd);
+    unlink(path);
+#endif
+    return ok;
+}
+
 /* Written around the page cache (the daemon's saves), a file on the disk
- * is the same file: its whole megabytes directly, its end through the
- * FILE's descriptor, which is left at the end; one with few blocks too. */
+ * is the same file: its whole megabytes directly, each written behind the
+ * compressing thread's back where the file system takes O_DIRECT, its end
+ * through the FILE's descriptor, which is left at the end; one with few
+ * blocks too. */
 START_TEST(a_direct_file_is_the_same_file)
 {
     const size_t sizes[] = { (size_t)5 * 1024 * 1024 + 4321, 1000 };
@@ -572,11 +599,14 @@ START_TEST(a_direct_file_is_the_same_file)
         char path[] = "/tmp/tc-tfile-XXXXXX";
         const int fd = mkstemp(path);
         ck_assert_int_ge(fd, 0);
+        const bool direct_ok = takes_direct_writes();
         FILE *fp = fdopen(fd, "wb");
         p.direct = true;
         ck_assert_int_eq(tfile_open_with(&t, fp, &p), 0);
         for (size_t off = 0; off < n; off += 5000) tfile_write(&t, payload + off, n - off < 5000 ? n - off : 5000);
         ck_assert_int_eq(tfile_close(&t), 0);
+        if (direct_ok) ck_assert_uint_eq(t.batches_behind, ref_len / TFILE_OUT_BATCH);
+        if (c == 0 && direct_ok) ck_assert_uint_ge(t.batches_behind, 2);
         ck_assert_int_eq(fflush(fp), 0);
         ck_assert_int_eq(lseek(fd, 0, SEEK_CUR), (off_t)ref_len);
         fclose(fp);
@@ -590,6 +620,45 @@ START_TEST(a_direct_file_is_the_same_file)
         free(ref);
         free(payload);
     }
+}
+END_TEST
+
+/* A whole megabyte the disk refuses, written behind: the file fails with
+ * the write's error, named, not an unwritten megabyte in a file said to
+ * be saved. (The direct descriptor is swapped for a read-only one.) */
+START_TEST(a_direct_write_that_fails_fails_the_file)
+{
+    const size_t n = (size_t)4 * 1024 * 1024;
+    uint8_t *payload = malloc(n);
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        payload[i] = (uint8_t)x;    /* does not compress: every chunk a full block */
+    }
+    char path[] = "/tmp/tc-tfile-XXXXXX";
+    const int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *fp = fdopen(fd, "wb");
+    const tfile_params_t p = { .codec = TFILE_ZSTD, .level = 1, .streams = 4, .workers = 0, .direct = true };
+    tfile_t t;
+    ck_assert_int_eq(tfile_open_with(&t, fp, &p), 0);
+    if (t.dfd >= 0) {
+        const int ro = open(path, O_RDONLY);
+        ck_assert_int_ge(ro, 0);
+        ck_assert_int_ge(dup2(ro, t.dfd), 0);
+        close(ro);
+    }
+    tfile_write(&t, payload, n);
+    const int rc = tfile_close(&t);
+    if (p.direct && t.direct) {
+        ck_assert_int_eq(rc, -1);
+        ck_assert_int_eq(t.err, EBADF);
+        ck_assert_str_eq(t.err_what, "writing a block");
+        ck_assert_uint_ge(t.batches_behind, 1);
+    }
+    fclose(fp);
+    unlink(path);
+    free(payload);
 }
 END_TEST
 
@@ -622,6 +691,7 @@ Suite *tfile_suite(void)
     tcase_add_test(tc, up_to_255_streams);
     tcase_add_test(tc, codec_names);
     tcase_add_test(tc, a_direct_file_is_the_same_file);
+    tcase_add_test(tc, a_direct_write_that_fails_fails_the_file);
     suite_add_tcase(s, tc);
     return s;
 }
