@@ -4,16 +4,24 @@
 
 #include <string.h>
 
-/* On a pool thread: spool what was taken, then decode it. A session that
- * is over (broken, complete) takes no more; the spool still gets every
- * byte received. */
+/* On a pool thread: spool what was taken and decode it, a spool stage's
+ * worth at a time, so that each full megabyte is on its way to the disk
+ * (the io thread's) while the next is decoded: spooled all at once, a
+ * batch of 4 MB would wait for each megabyte before it (in 8 clients'
+ * runs, 1.1 s of the pool threads' 1.2 s idle). A session that is over
+ * (broken, complete) takes no more; the spool still gets every byte
+ * received. */
 static void decode_work(pool_job_t *job)
 {
     jobdec_t *d = (jobdec_t *)job;
-    if (d->spool && d->spool->fd >= 0) spool_write(d->spool, d->taken.p, d->taken.n);
-    if (d->spool_only) return;
-    if (d->session->state == SESSION_STREAMING) session_feed(d->session, d->taken.p, d->taken.n);
-    d->decoded += d->taken.n;
+    const bool spooling = d->spool && d->spool->fd >= 0;
+    for (size_t off = 0; off < d->taken.n;) {
+        const size_t k = d->taken.n - off < SPOOL_STAGE ? d->taken.n - off : SPOOL_STAGE;
+        if (spooling) spool_write(d->spool, d->taken.p + off, k);
+        if (!d->spool_only && d->session->state == SESSION_STREAMING) session_feed(d->session, d->taken.p + off, k);
+        off += k;
+    }
+    if (!d->spool_only) d->decoded += d->taken.n;
 }
 
 static void submit(jobdec_t *d)

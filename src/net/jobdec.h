@@ -3,7 +3,8 @@
  * way is netdec.c: threads of its own for its one client).
  *
  * The connection queues the bytes it reads; one job at a time per client
- * appends them to the client's spool and feeds them to its session (frames,
+ * appends them to the client's spool and feeds them to its session, a
+ * megabyte of each in turn (frames,
  * LZ4, events, the model; the session's queries are collected by its sink).
  * While a job runs, the job owns the session: the loop thread touches it
  * only in the `after` callback, which runs on the loop once each job is
