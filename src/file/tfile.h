@@ -163,6 +163,22 @@ static inline void tfile_write(tfile_t *t, const void *p, size_t n)
     }
     tfile_write_slow(t, p, n);
 }
+/* Room for n bytes in the chunk being filled, to build a record in place,
+ * or NULL when the chunk has less room left (then build it elsewhere and
+ * tfile_write it). A record built in a buffer of its own, field by field,
+ * and then copied in is read back by the copy's wide loads before its
+ * narrow stores have reached the cache: the loads wait for them (a
+ * store-forwarding stall, half of the zones' write loop). */
+static inline uint8_t *tfile_room(tfile_t *t, size_t n)
+{
+    if (__builtin_expect(t->used + n < TFILE_CHUNK, 1)) {
+        uint8_t *p = t->stage + t->used;
+        t->used += n;
+        t->payload_bytes += n;
+        return p;
+    }
+    return NULL;
+}
 /* Flush the last chunk, wait for the compressors and release them (the
  * FILE stays open). Returns 0 or -1 with t->err / t->err_what set (a
  * compressor that ran out of memory: ENOMEM, and err_what names the

@@ -370,14 +370,15 @@ static void write_timeline(const model_t *m, const thread_t *t, tfile_t *f)
     while (zlog_next(&r, &rec)) {
         const int64_t time = model_time_kept(m, rec.time);
         if (rec.begin) {
-            uint8_t b[18];
+            uint8_t spare[18], *b = tfile_room(f, sizeof spare);
             const int16_t sl = rec.srcloc;
             const int64_t d = sub_wrap(time, ref);
+            if (!b) b = spare;
             memcpy(b, &sl, 2);
             memcpy(b + 2, &d, 8);
             memcpy(b + 10, &rec.extra, 4);
             memcpy(b + 14, &rec.nchild, 4);
-            tfile_write(f, b, sizeof b);
+            if (b == spare) tfile_write(f, spare, sizeof spare);
             ref = time;
             depth++;
         } else if (depth) {
@@ -571,11 +572,13 @@ static void write_pool(const mem_pool_t *p, tfile_t *f)
     mem_event_t ev;
     const mem_event_t *e = &ev;
     memlog_reader_init(&r, &p->events);
-    /* One 42-byte record per event, assembled then written at once. */
-    uint8_t rec[42];
+    /* One 42-byte record per event, built in place (tfile_room). */
+    uint8_t spare[42];
     while (memlog_next(&r, &ev)) {
         const int64_t dt = sub_wrap(e->time_alloc, ref), life = e->time_free < 0 ? e->time_free : sub_wrap(e->time_free, e->time_alloc);
         ref = e->time_alloc;
+        uint8_t *rec = tfile_room(f, sizeof spare);
+        if (!rec) rec = spare;
         memcpy(rec, &e->ptr, 8);
         memcpy(rec + 8, &e->size, 8);
         memcpy(rec + 16, &e->cs_alloc, 3);   /* int24: the low 3 bytes (little-endian) */
@@ -584,7 +587,7 @@ static void write_pool(const mem_pool_t *p, tfile_t *f)
         memcpy(rec + 30, &life, 8);
         memcpy(rec + 38, &e->thread_alloc, 2);
         memcpy(rec + 40, &e->thread_free, 2);
-        tfile_write(f, rec, sizeof rec);
+        if (rec == spare) tfile_write(f, spare, sizeof spare);
     }
     tfile_u64(f, p->high);
     tfile_u64(f, p->low);
