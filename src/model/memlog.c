@@ -136,7 +136,7 @@ static void seal_one(memlog_t *l, const mem_event_t *e, uint64_t ordinal)
     l->tail->used += (uint32_t)(q - p);
 }
 
-uint64_t memlog_alloc(memlog_t *l, const mem_event_t *e)
+mem_event_t *memlog_append(memlog_t *l, uint64_t *ordinal)
 {
     if (l->window.n >= WINDOW) {
         const size_t half = WINDOW / 2;
@@ -145,8 +145,16 @@ uint64_t memlog_alloc(memlog_t *l, const mem_event_t *e)
         l->window.n -= half;
         l->sealed += half;
     }
-    VEC_PUSH(l->window, *e);
-    return memlog_count(l) - 1;
+    VEC_RESERVE(l->window, l->window.n + 1);
+    *ordinal = memlog_count(l);
+    return &l->window.v[l->window.n++];
+}
+
+uint64_t memlog_alloc(memlog_t *l, const mem_event_t *e)
+{
+    uint64_t ordinal;
+    *memlog_append(l, &ordinal) = *e;
+    return ordinal;
 }
 
 uint64_t memlog_free_event(memlog_t *l, uint64_t ordinal, int64_t time, uint16_t thread, uint32_t cs)

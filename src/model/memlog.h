@@ -59,6 +59,9 @@ void memlog_free(memlog_t *l);
 /* The bytes the log's blocks, records and tables take. */
 size_t memlog_memory(const memlog_t *l);
 static inline uint64_t memlog_count(const memlog_t *l) { return l->sealed + l->window.n; }
+/* The record of the next allocation, for the caller to fill in place
+ * (every field); *ordinal is its number. Valid until the next append. */
+mem_event_t *memlog_append(memlog_t *l, uint64_t *ordinal);
 /* Append an allocation; returns its number. */
 uint64_t memlog_alloc(memlog_t *l, const mem_event_t *e);
 /* Record the free of event `ordinal`; returns its size (0 if unknown). */

@@ -159,9 +159,19 @@ void model_mem_alloc(model_t *m, int64_t ticks, uint32_t thread, uint64_t ptr, u
         }
         free_block(p, *live, t, ct, 0);
     }
-    mem_event_t e = { .ptr = ptr, .size = size, .cs_alloc = cs, .time_alloc = t, .time_free = -1,
-                      .thread_alloc = ct };
-    *live = memlog_alloc(&p->events, &e);
+    /* filled where it is kept: built on the stack and copied, the copy's
+     * wide loads would wait for the fields' narrow stores */
+    uint64_t ordinal;
+    mem_event_t *e = memlog_append(&p->events, &ordinal);
+    e->ptr = ptr;
+    e->size = size;
+    e->cs_alloc = cs;
+    e->cs_free = 0;
+    e->time_alloc = t;
+    e->time_free = -1;
+    e->thread_alloc = ct;
+    e->thread_free = 0;
+    *live = ordinal;
     if (ptr < p->low) p->low = ptr;
     if (ptr + size > p->high) p->high = ptr + size;
     p->usage += size;
