@@ -453,11 +453,11 @@ static void stop_behind(tfile_t *t)
  * then first put at their place. */
 static void write_out(tfile_t *t, size_t n)
 {
-    const bool whole = t->dfd >= 0 && n == TFILE_OUT_BATCH;
-    if (!t->err && whole && write_behind(t)) return;
+    if (!t->err && t->dfd >= 0 && n == TFILE_OUT_BATCH && write_behind(t)) return;
+    /* (the batch before may have given the direct descriptor up) */
     if (t->err) {
         /* nothing more is written: close reports the failure */
-    } else if (whole) {
+    } else if (t->dfd >= 0 && n == TFILE_OUT_BATCH) {
         took_direct(t, pwrite_batch(t->dfd, t->out, n, t->out_at), t->out, n, t->out_at);
     } else if (t->direct && lseek(fileno(t->fp), (off_t)t->out_at, SEEK_SET) < 0) {
         fail(t, errno, "writing a block");

@@ -662,6 +662,52 @@ START_TEST(a_direct_write_that_fails_fails_the_file)
 }
 END_TEST
 
+/* A file system that refuses the direct writes after all (EINVAL before
+ * any byte, as one that takes O_DIRECT opens but not such writes): the
+ * batch written behind when it says so, and every one after it, go
+ * through the FILE at their places, and the file is the same file. The
+ * refusal is a descriptor whose writes the kernel rejects with EINVAL
+ * (/proc/self/coredump_filter takes a number, not a megabyte). */
+START_TEST(a_refused_direct_write_goes_through_the_file)
+{
+    const size_t n = (size_t)5 * 1024 * 1024 + 777;
+    uint8_t *payload = malloc(n);
+    uint64_t x = 2463534242ull;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        payload[i] = (uint8_t)(i % 4 ? x : i);
+    }
+    tfile_params_t p = { .codec = TFILE_ZSTD, .level = 1, .streams = 4, .workers = 0 };
+    size_t ref_len = 0;
+    tfile_t t;
+    char *ref = write_with(&p, payload, n, &ref_len, &t);
+    char path[] = "/tmp/tc-tfile-XXXXXX";
+    const int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *fp = fdopen(fd, "wb");
+    p.direct = true;
+    ck_assert_int_eq(tfile_open_with(&t, fp, &p), 0);
+    const int refuses = open("/proc/self/coredump_filter", O_WRONLY);
+    const bool tried = t.dfd >= 0 && refuses >= 0;
+    if (tried) ck_assert_int_ge(dup2(refuses, t.dfd), 0);
+    if (refuses >= 0) close(refuses);
+    tfile_write(&t, payload, n);
+    ck_assert_int_eq(tfile_close(&t), 0);
+    if (tried) ck_assert_uint_eq(t.batches_behind, 1);   /* the first, refused; the rest through the FILE */
+    ck_assert_int_eq(fflush(fp), 0);
+    fclose(fp);
+    FILE *in = fopen(path, "rb");
+    char *got = malloc(ref_len + 1);
+    ck_assert_uint_eq(fread(got, 1, ref_len + 1, in), ref_len);
+    fclose(in);
+    unlink(path);
+    ck_assert(memcmp(got, ref, ref_len) == 0);
+    free(got);
+    free(ref);
+    free(payload);
+}
+END_TEST
+
 START_TEST(codec_names)
 {
     char b[32];
@@ -692,6 +738,7 @@ Suite *tfile_suite(void)
     tcase_add_test(tc, codec_names);
     tcase_add_test(tc, a_direct_file_is_the_same_file);
     tcase_add_test(tc, a_direct_write_that_fails_fails_the_file);
+    tcase_add_test(tc, a_refused_direct_write_goes_through_the_file);
     suite_add_tcase(s, tc);
     return s;
 }
