@@ -145,16 +145,19 @@ static void take_items(recovery_t *r)
     }
 }
 
-/* Read ahead of the decoder while it keeps up; sleep when it is behind. */
+/* Read ahead of the decoder while it keeps up; sleep when it is behind.
+ * On a terminal the progress line is shown before the items are taken,
+ * so that it appears even when the decoder thread has a small recording
+ * decoded by the first look (then the summary erases it at once). */
 static void stream_frames(recovery_t *r)
 {
     for (;;) {
-        take_items(r);
-        if (r->ended) return;
         if (r->show) {
             const uint64_t decoded = r->c->rx_bytes - netdec_backlog(r->dec);
             progress_decoding(r->c, "the recording", r->size > decoded ? r->size - decoded : 0, r->size);
         }
+        take_items(r);
+        if (r->ended) return;
         if (!r->input_done && netdec_backlog(r->dec) < BACKLOG_HIGH) {
             const uint8_t *data;
             const size_t n = read_chunk(r, &data);
