@@ -163,12 +163,13 @@ int on_fatal_exit(const char *message)
     /* What is staged in memory is lost with the process: a spool whose
      * disk part ends before the first frame rebuilds nothing (memory ran
      * out in the session's first megabyte), and is not left behind. */
-    if (spool_is_whole(&c->spool) && spool_on_disk(&c->spool) <= session_frames_offset(&c->session)) {
+    const bool whole = spool_is_whole(&c->spool);
+    if (whole && spool_on_disk(&c->spool) <= session_frames_offset(&c->session)) {
         spool_remove(&c->spool);
         diag_note("no frame had reached the spool's file yet: the capture ends without the spool");
         return EXIT_SAVE_FAILED;
     }
-    if (spool_is_whole(&c->spool))
+    if (whole)
         diag_note("the trace is not saved; rebuild it from the spool %s where more memory is free: "
                   "'tracy-capture --recover %s -o FILE'", c->spool.path, c->spool.path);
     return EXIT_SAVE_FAILED;

@@ -115,6 +115,18 @@ static int pick_stream(const tfile_t *t, const tfile_worker_t *w)
 
 #define WORKER_STACK (1u << 20)
 
+/* Start one of the file's own threads (the helper, the write-behind) on a
+ * small stack; false when it cannot start. */
+static bool start_thread(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, WORKER_STACK);
+    const bool started = pthread_create(thread, &attr, fn, arg) == 0;
+    pthread_attr_destroy(&attr);
+    return started;
+}
+
 /* Worker thread: compress chunks of whichever stream is ready, as they
  * come (each stream's in order: a zstd stream is sequential). */
 static void *worker_main(void *arg)
@@ -401,13 +413,7 @@ static void settle_behind(tfile_t *t)
  * the caller writes it. */
 static bool write_behind(tfile_t *t)
 {
-    if (t->wb_state == 0) {
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        pthread_attr_setstacksize(&attr, WORKER_STACK);
-        t->wb_state = pthread_create(&t->wb_thread, &attr, writer_main, t) == 0 ? 1 : -1;
-        pthread_attr_destroy(&attr);
-    }
+    if (t->wb_state == 0) t->wb_state = start_thread(&t->wb_thread, writer_main, t) ? 1 : -1;
     if (t->wb_state != 1) return false;
     settle_behind(t);
     if (t->err || t->dfd < 0) return false;
@@ -562,13 +568,7 @@ static void *helper_main(void *arg)
 static bool helper_wanted(tfile_t *t)
 {
     if (t->streams < 2 || !t->spare || atomic_load_explicit(t->spare, memory_order_relaxed) <= 0) return false;
-    if (t->helper_state == 0) {
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        pthread_attr_setstacksize(&attr, WORKER_STACK);
-        t->helper_state = pthread_create(&t->helper, &attr, helper_main, t) == 0 ? 1 : -1;
-        pthread_attr_destroy(&attr);
-    }
+    if (t->helper_state == 0) t->helper_state = start_thread(&t->helper, helper_main, t) ? 1 : -1;
     return t->helper_state == 1;
 }
 

@@ -576,6 +576,32 @@ static bool takes_direct_writes(void)
     return ok;
 }
 
+/* n bytes of xorshift noise from `seed`; with `every`, byte i is i
+ * wherever i % every == 0 (a payload that compresses, but not to nothing). */
+static uint8_t *noise(size_t n, uint64_t seed, unsigned every)
+{
+    uint8_t *p = malloc(n);
+    uint64_t x = seed;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        p[i] = (uint8_t)(every && i % every == 0 ? i : x);
+    }
+    return p;
+}
+
+/* The file at path holds exactly the ref_len bytes of ref; it is removed. */
+static void expect_file_holds(const char *path, const char *ref, size_t ref_len)
+{
+    FILE *in = fopen(path, "rb");
+    ck_assert_ptr_nonnull(in);
+    char *got = malloc(ref_len + 1);
+    ck_assert_uint_eq(fread(got, 1, ref_len + 1, in), ref_len);
+    fclose(in);
+    unlink(path);
+    ck_assert(memcmp(got, ref, ref_len) == 0);
+    free(got);
+}
+
 /* Written around the page cache (the daemon's saves), a file on the disk
  * is the same file: its whole megabytes directly, each written behind the
  * compressing thread's back where the file system takes O_DIRECT, its end
@@ -586,12 +612,7 @@ START_TEST(a_direct_file_is_the_same_file)
     const size_t sizes[] = { (size_t)5 * 1024 * 1024 + 4321, 1000 };
     for (size_t c = 0; c < 2; c++) {
         const size_t n = sizes[c];
-        uint8_t *payload = malloc(n);
-        uint64_t x = 88172645463325252ull;
-        for (size_t i = 0; i < n; i++) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            payload[i] = (uint8_t)(i % 3 ? x : i);   /* compresses, but not to nothing */
-        }
+        uint8_t *payload = noise(n, 88172645463325252ull, 3);
         tfile_params_t p = { .codec = TFILE_ZSTD, .level = 1, .streams = 4, .workers = 0 };
         size_t ref_len = 0;
         tfile_t t;
@@ -610,13 +631,7 @@ START_TEST(a_direct_file_is_the_same_file)
         ck_assert_int_eq(fflush(fp), 0);
         ck_assert_int_eq(lseek(fd, 0, SEEK_CUR), (off_t)ref_len);
         fclose(fp);
-        FILE *in = fopen(path, "rb");
-        char *got = malloc(ref_len + 1);
-        ck_assert_uint_eq(fread(got, 1, ref_len + 1, in), ref_len);
-        fclose(in);
-        unlink(path);
-        ck_assert(memcmp(got, ref, ref_len) == 0);
-        free(got);
+        expect_file_holds(path, ref, ref_len);
         free(ref);
         free(payload);
     }
@@ -629,12 +644,7 @@ END_TEST
 START_TEST(a_direct_write_that_fails_fails_the_file)
 {
     const size_t n = (size_t)4 * 1024 * 1024;
-    uint8_t *payload = malloc(n);
-    uint64_t x = 88172645463325252ull;
-    for (size_t i = 0; i < n; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        payload[i] = (uint8_t)x;    /* does not compress: every chunk a full block */
-    }
+    uint8_t *payload = noise(n, 88172645463325252ull, 0);   /* does not compress: every chunk a full block */
     char path[] = "/tmp/tc-tfile-XXXXXX";
     const int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
@@ -671,12 +681,7 @@ END_TEST
 START_TEST(a_refused_direct_write_goes_through_the_file)
 {
     const size_t n = (size_t)5 * 1024 * 1024 + 777;
-    uint8_t *payload = malloc(n);
-    uint64_t x = 2463534242ull;
-    for (size_t i = 0; i < n; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        payload[i] = (uint8_t)(i % 4 ? x : i);
-    }
+    uint8_t *payload = noise(n, 2463534242ull, 4);
     tfile_params_t p = { .codec = TFILE_ZSTD, .level = 1, .streams = 4, .workers = 0 };
     size_t ref_len = 0;
     tfile_t t;
@@ -696,13 +701,7 @@ START_TEST(a_refused_direct_write_goes_through_the_file)
     if (tried) ck_assert_uint_eq(t.batches_behind, 1);   /* the first, refused; the rest through the FILE */
     ck_assert_int_eq(fflush(fp), 0);
     fclose(fp);
-    FILE *in = fopen(path, "rb");
-    char *got = malloc(ref_len + 1);
-    ck_assert_uint_eq(fread(got, 1, ref_len + 1, in), ref_len);
-    fclose(in);
-    unlink(path);
-    ck_assert(memcmp(got, ref, ref_len) == 0);
-    free(got);
+    expect_file_holds(path, ref, ref_len);
     free(ref);
     free(payload);
 }
