@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,13 @@ __attribute__((weak)) int on_fatal_exit(const char *message)
 
 void out_of_memory(size_t n)
 {
+    /* Memory tends to run out on several threads at once. The first says
+     * so and exits; the others wait for that exit, since a second exit
+     * would end the process in the middle of the first one's message, or
+     * between its removing a spool and saying so. */
+    static atomic_flag exiting = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set(&exiting))
+        for (;;) pause();
     char message[160];
     rlim_t v;
     if (finite_limit(RLIMIT_AS, &v))

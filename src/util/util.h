@@ -15,7 +15,8 @@
  * (a capture cannot continue without memory). */
 void *xmalloc(size_t n);
 /* Report that an allocation of n bytes failed, and exit with the status
- * on_fatal_exit gives. */
+ * on_fatal_exit gives; on any thread, one at a time (a later caller
+ * waits for the first one's exit). */
 void out_of_memory(size_t n) __attribute__((noreturn));
 /* Say `message` (an error), and what such an exit adds; returns its
  * status. The program that has a capture says where the input received is

@@ -4,9 +4,15 @@
  * not collide under a keyed one) and of hmap.c (random insertions, look-ups
  * and deletions agree with a plain array, through growth, wrap-around and
  * long clusters; keys crafted to collide under the unkeyed mixer probe
- * short; the sorted walk). */
+ * short; the sorted walk), and of out_of_memory on two threads at once
+ * (the first one's exit is the one that happens, whole). */
 #include <check.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "hmap.h"
 #include "unit.h"
@@ -255,6 +261,62 @@ START_TEST(hmap_sorted_walks_in_key_order)
 }
 END_TEST
 
+/* This binary's exit for want of memory (util.h): the message, then, in
+ * the test below, a pause that lets another thread run out too before
+ * this exit's last word. The first call's status is 7, a later one's 9. */
+static atomic_int fatal_calls;
+static atomic_bool slow_fatal_exit;
+
+int on_fatal_exit(const char *message)
+{
+    const int call = atomic_fetch_add(&fatal_calls, 1);
+    fprintf(stderr, "error: %s\n", message);
+    if (atomic_load(&slow_fatal_exit)) {
+        usleep(300 * 1000);
+        fprintf(stderr, "the first exit's last word\n");
+    }
+    return call == 0 ? 7 : 9;
+}
+
+static void *run_out_of_memory(void *arg)
+{
+    (void)arg;
+    out_of_memory(1);
+}
+
+/* Memory running out on two threads at once: the first thread's exit is
+ * the one that happens, and all it had to say is said; the second says
+ * nothing (before, its exit ended the process midway through the first
+ * one's: a spool removed and not said so). */
+START_TEST(out_of_memory_on_two_threads_exits_once)
+{
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    const pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[0]);
+        atomic_store(&slow_fatal_exit, true);
+        pthread_t t;
+        if (pthread_create(&t, NULL, run_out_of_memory, NULL) != 0) _exit(3);
+        while (atomic_load(&fatal_calls) == 0) usleep(1000);
+        out_of_memory(2);
+    }
+    close(fds[1]);
+    char out[512];
+    size_t n = 0;
+    for (ssize_t k; n < sizeof out - 1 && (k = read(fds[0], out + n, sizeof out - 1 - n)) > 0;) n += (size_t)k;
+    out[n] = 0;
+    close(fds[0]);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 7, "status %d: %s", status, out);
+    ck_assert_msg(strstr(out, "error: out of memory (allocating 1 bytes") && strstr(out, "the first exit's last word")
+                  && !strstr(out, "allocating 2 bytes"), "%s", out);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
     Suite *s = suite_create("util");
@@ -267,5 +329,8 @@ Suite *util_suite(void)
     tcase_add_test(tc, hmap_stays_fast_under_keys_crafted_against_the_mixer);
     tcase_add_test(tc, hmap_sorted_walks_in_key_order);
     suite_add_tcase(s, tc);
+    TCase *fatal = tcase_create("fatal");
+    tcase_add_test(fatal, out_of_memory_on_two_threads_exits_once);
+    suite_add_tcase(s, fatal);
     return s;
 }
